@@ -1,0 +1,193 @@
+package io.txoutbox;
+
+import io.txoutbox.jdbc.Dialect;
+import io.txoutbox.jdbc.JdbcOutboxStore;
+import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.spi.OutboxStore;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+final class DefaultOutbox implements Outbox, OutboxAdmin {
+    private static final Logger log = LoggerFactory.getLogger(DefaultOutbox.class);
+    static final int PURGE_BATCH = 1_000;
+
+    private final DataSource dataSource;
+    private final JdbcOutboxStore store;
+    private final InstantSource clock;
+    private final Supplier<EventScope> scope;
+    private final int maxPayloadBytes;
+    private final AtomicBoolean warnedAutocommit = new AtomicBoolean();
+
+    DefaultOutbox(Outbox.Builder b, OutboxTable table) {
+        this.dataSource = b.dataSource;
+        this.clock = b.clock;
+        this.scope = b.scope;
+        this.maxPayloadBytes = b.maxPayloadBytes;
+        Dialect dialect = b.dialect != null ? b.dialect : Dialect.detect(b.dataSource);
+        this.store = JdbcOutboxStore.create(b.dataSource, table, dialect);
+        if (b.createSchemaIfMissing) {
+            store.createSchema();
+        }
+        if (b.validateSchema) {
+            store.validateSchema();
+        }
+    }
+
+    @Override
+    public OutboxEvent append(Connection connection, OutboxEvent event) {
+        return appendAll(connection, List.of(event)).get(0);
+    }
+
+    @Override
+    public List<OutboxEvent> appendAll(Connection connection, List<OutboxEvent> events) {
+        if (connection == null) {
+            throw new OutboxValidationException(
+                    "connection", null, "connection is missing: append needs the connection of your transaction");
+        }
+        if (events == null || events.isEmpty()) {
+            return List.of();
+        }
+        EventScope current = scope.get();
+        List<OutboxEvent> stamped = new ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            OutboxEvent event = events.get(i);
+            if (event == null) {
+                throw new OutboxValidationException(
+                        "events[" + i + "]", null, "events[" + i + "] is null; every appended event is required");
+            }
+            EventValidator.checkPayload(event, maxPayloadBytes);
+            stamped.add(stamp(event, current == null ? EventScope.EMPTY : current));
+        }
+        requireTransaction(connection);
+        store.append(connection, stamped, clock.instant());
+        return stamped;
+    }
+
+    private static OutboxEvent stamp(OutboxEvent event, EventScope s) {
+        return event.withDefaultHeader(EventHeaders.CORRELATION_ID, s.correlationId())
+                .withDefaultHeader(EventHeaders.CAUSATION_ID, s.causationId())
+                .withDefaultHeader(EventHeaders.TRACEPARENT, s.traceparent())
+                .withDefaultHeader(EventHeaders.TRACESTATE, s.tracestate())
+                .withDefaultTenant(s.tenantId());
+    }
+
+    /** Append in autocommit mode commits the event on its own: allowed, but worth a warning (once). */
+    private void requireTransaction(Connection connection) {
+        try {
+            if (connection.getAutoCommit() && warnedAutocommit.compareAndSet(false, true)) {
+                log.warn(
+                        "txoutbox: append on a connection in autocommit mode commits the event on its own,"
+                                + " outside any business transaction (table {})",
+                        store.table());
+            }
+        } catch (SQLException e) {
+            throw io.txoutbox.jdbc.SqlExceptions.translate("append", store.table(), e);
+        }
+    }
+
+    @Override
+    public void committed() {
+        store.signalCommitted();
+    }
+
+    @Override
+    public <T> T inTransaction(TransactionWork<T> work) {
+        T result;
+        try (Connection c = dataSource.getConnection()) {
+            boolean auto = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                result = work.run(c);
+                c.commit();
+            } catch (Exception | Error e) {
+                rollbackQuietly(c, e);
+                if (e instanceof RuntimeException re) {
+                    throw re;
+                }
+                if (e instanceof Error err) {
+                    throw err;
+                }
+                throw new OutboxException("txoutbox: the transaction's work failed and was rolled back: " + e, e);
+            } finally {
+                c.setAutoCommit(auto);
+            }
+        } catch (SQLException e) {
+            throw io.txoutbox.jdbc.SqlExceptions.translate("transaction", store.table(), e);
+        }
+        committed();
+        return result;
+    }
+
+    private static void rollbackQuietly(Connection c, Throwable cause) {
+        try {
+            c.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    @Override
+    public OutboxAdmin admin() {
+        return this;
+    }
+
+    @Override
+    public void createSchema() {
+        store.createSchema();
+    }
+
+    @Override
+    public OutboxStore store() {
+        return store;
+    }
+
+    @Override
+    public InstantSource clock() {
+        return clock;
+    }
+
+    @Override
+    public OutboxStats stats() {
+        return store.stats(clock.instant());
+    }
+
+    @Override
+    public List<DeadEvent> dead(DeadQuery query) {
+        return store.listDead(query);
+    }
+
+    @Override
+    public int revive(DeadSelector selector) {
+        return store.revive(selector, clock.instant());
+    }
+
+    @Override
+    public int deleteDead(DeadSelector selector) {
+        return store.deleteDead(selector);
+    }
+
+    @Override
+    public int purgePublished(Duration age) {
+        if (age == null || age.isNegative()) {
+            throw new OutboxValidationException(
+                    "age", ">= 0", "purgePublished age is " + age + "; it must be zero or more");
+        }
+        Instant cutoff = clock.instant().minus(age);
+        return store.purgePublished(cutoff, PURGE_BATCH);
+    }
+
+    @Override
+    public String toString() {
+        return "Outbox[table=" + store.table() + ", dialect=" + store.dialect().name() + "]";
+    }
+}

@@ -1,0 +1,247 @@
+package io.txoutbox;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+
+/** Every check an event passes before it may be written. Each failure names the field and the limit. */
+final class EventValidator {
+    static final int MAX_TEXT = 255;
+    static final int MAX_HEADERS = 64;
+    static final int MAX_HEADER_NAME = 128;
+    static final int MAX_HEADER_VALUE = 8_192;
+    static final int MAX_ATTEMPTS_LIMIT = 1_000;
+
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxNestingDepth(1_000)
+                    .maxStringLength(Integer.MAX_VALUE)
+                    .build())
+            .build();
+
+    private EventValidator() {}
+
+    static void checkShape(
+            UUID id,
+            String aggregateType,
+            String aggregateId,
+            String eventType,
+            int eventVersion,
+            byte[] payload,
+            String contentType,
+            Map<String, String> headers,
+            String tenantId,
+            String destination,
+            Instant availableAt,
+            Duration delay,
+            Integer maxAttempts) {
+        if (id == null) {
+            throw missing("id");
+        }
+        requireText("eventType", eventType);
+        requireText("aggregateType", aggregateType);
+        requireText("aggregateId", aggregateId);
+        if (eventVersion < 1) {
+            throw new OutboxValidationException(
+                    "OutboxEvent.eventVersion",
+                    ">= 1",
+                    "OutboxEvent.eventVersion is " + eventVersion + "; it must be 1 or more");
+        }
+        if (payload == null) {
+            throw missing("payload");
+        }
+        requireText("contentType", contentType);
+        optionalText("tenantId", tenantId);
+        optionalText("destination", destination);
+        checkHeaders(headers);
+        if (delay != null && delay.isNegative()) {
+            throw new OutboxValidationException(
+                    "OutboxEvent.delay", ">= 0", "OutboxEvent.delay is " + delay + "; it must not be negative");
+        }
+        if (delay != null && availableAt != null) {
+            throw new OutboxValidationException(
+                    "OutboxEvent.delay",
+                    null,
+                    "OutboxEvent.delay and OutboxEvent.availableAt are both set; give one or the other");
+        }
+        if (maxAttempts != null && (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT)) {
+            throw new OutboxValidationException(
+                    "OutboxEvent.maxAttempts",
+                    "1.." + MAX_ATTEMPTS_LIMIT,
+                    "OutboxEvent.maxAttempts is " + maxAttempts + "; it must be between 1 and " + MAX_ATTEMPTS_LIMIT);
+        }
+    }
+
+    /** The checks that depend on the outbox's settings or cost a parse: size, then JSON validity. */
+    static void checkPayload(OutboxEvent event, int maxPayloadBytes) {
+        byte[] payload = event.payloadUnsafe();
+        if (payload.length > maxPayloadBytes) {
+            throw new OutboxValidationException(
+                    "OutboxEvent.payload",
+                    maxPayloadBytes + " bytes",
+                    "OutboxEvent.payload is " + bytes(payload.length) + "; the limit is " + bytes(maxPayloadBytes)
+                            + " (Outbox.Builder.maxPayloadBytes) [event " + event.id() + ", type "
+                            + event.eventType() + "]");
+        }
+        if (isJson(event.contentType())) {
+            String problem = jsonProblem(payload);
+            if (problem != null) {
+                throw new OutboxValidationException(
+                        "OutboxEvent.payload",
+                        null,
+                        "OutboxEvent.payload is not valid JSON for content type " + event.contentType() + ": " + problem
+                                + " [event " + event.id() + ", type " + event.eventType() + "]");
+            }
+        }
+    }
+
+    static boolean isJson(String contentType) {
+        String type = contentType.toLowerCase(Locale.ROOT);
+        int semi = type.indexOf(';');
+        if (semi >= 0) {
+            type = type.substring(0, semi);
+        }
+        type = type.trim();
+        return type.equals(OutboxEvent.APPLICATION_JSON) || type.endsWith("+json");
+    }
+
+    /** @return a description of the first syntax error, or {@code null} for one complete JSON value */
+    private static String jsonProblem(byte[] payload) {
+        if (payload.length == 0) {
+            return "the payload is empty";
+        }
+        try (JsonParser parser = JSON.createParser(payload)) {
+            if (parser.nextToken() == null) {
+                return "the payload holds only whitespace";
+            }
+            parser.skipChildren();
+            if (parser.nextToken() != null) {
+                return "more than one JSON value at " + parser.currentLocation().offsetDescription();
+            }
+            return null;
+        } catch (JsonProcessingException e) {
+            return e.getOriginalMessage() + " at "
+                    + (e.getLocation() == null ? "?" : e.getLocation().offsetDescription());
+        } catch (IOException e) {
+            return e.getMessage();
+        }
+    }
+
+    private static void checkHeaders(Map<String, String> headers) {
+        if (headers.size() > MAX_HEADERS) {
+            throw new OutboxValidationException(
+                    "OutboxEvent.headers",
+                    MAX_HEADERS + " entries",
+                    "OutboxEvent.headers has " + headers.size() + " entries; the limit is " + MAX_HEADERS);
+        }
+        for (Map.Entry<String, String> header : headers.entrySet()) {
+            String name = header.getKey();
+            if (name == null || name.isEmpty()) {
+                throw new OutboxValidationException(
+                        "OutboxEvent.headers", null, "OutboxEvent.headers has an empty or null header name");
+            }
+            if (name.length() > MAX_HEADER_NAME) {
+                throw new OutboxValidationException(
+                        "OutboxEvent.headers",
+                        MAX_HEADER_NAME + " characters",
+                        "OutboxEvent.headers name '" + name.substring(0, 32) + "...' is " + name.length()
+                                + " characters; the limit is " + MAX_HEADER_NAME);
+            }
+            for (int i = 0; i < name.length(); i++) {
+                if (!isTokenChar(name.charAt(i))) {
+                    throw new OutboxValidationException(
+                            "OutboxEvent.headers",
+                            null,
+                            "OutboxEvent.headers name '" + printable(name) + "' has the character '"
+                                    + printable(String.valueOf(name.charAt(i)))
+                                    + "' at " + i + "; a name may hold letters, digits and !#$%&'*+.^_`|~-");
+                }
+            }
+            String value = header.getValue();
+            if (value == null) {
+                throw new OutboxValidationException(
+                        "OutboxEvent.headers", null, "OutboxEvent.headers '" + name + "' has a null value");
+            }
+            if (value.length() > MAX_HEADER_VALUE) {
+                throw new OutboxValidationException(
+                        "OutboxEvent.headers",
+                        MAX_HEADER_VALUE + " characters",
+                        "OutboxEvent.headers '" + name + "' value is " + value.length() + " characters; the limit is "
+                                + MAX_HEADER_VALUE);
+            }
+            for (int i = 0; i < value.length(); i++) {
+                char c = value.charAt(i);
+                if (c < 0x20 && c != '\t' || c == 0x7F) {
+                    throw new OutboxValidationException(
+                            "OutboxEvent.headers",
+                            null,
+                            "OutboxEvent.headers '" + name + "' value has a control character (code " + (int) c
+                                    + ") at " + i + "; header values must be printable");
+                }
+            }
+        }
+    }
+
+    private static boolean isTokenChar(char c) {
+        return (c >= 'a' && c <= 'z')
+                || (c >= 'A' && c <= 'Z')
+                || (c >= '0' && c <= '9')
+                || "!#$%&'*+.^_`|~-".indexOf(c) >= 0;
+    }
+
+    private static void requireText(String field, String value) {
+        if (value == null) {
+            throw missing(field);
+        }
+        if (value.isBlank()) {
+            throw new OutboxValidationException(
+                    "OutboxEvent." + field, null, "OutboxEvent." + field + " is blank; it must hold text");
+        }
+        checkLength(field, value);
+    }
+
+    private static void optionalText(String field, String value) {
+        if (value != null) {
+            requireText(field, value);
+        }
+    }
+
+    private static void checkLength(String field, String value) {
+        if (value.length() > MAX_TEXT) {
+            throw new OutboxValidationException(
+                    "OutboxEvent." + field,
+                    MAX_TEXT + " characters",
+                    "OutboxEvent." + field + " is " + value.length() + " characters; the limit is " + MAX_TEXT);
+        }
+    }
+
+    private static OutboxValidationException missing(String field) {
+        return new OutboxValidationException(
+                "OutboxEvent." + field, null, "OutboxEvent." + field + " is missing; it is required");
+    }
+
+    private static String printable(String s) {
+        StringBuilder out = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            out.append(c < 0x20 || c == 0x7F ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+        }
+        return out.toString();
+    }
+
+    static String bytes(long n) {
+        if (n >= 1024 * 1024) {
+            return String.format(Locale.ROOT, "%.1f MiB (%d bytes)", n / (1024.0 * 1024.0), n);
+        }
+        if (n >= 1024) {
+            return String.format(Locale.ROOT, "%.1f KiB (%d bytes)", n / 1024.0, n);
+        }
+        return n + " bytes";
+    }
+}

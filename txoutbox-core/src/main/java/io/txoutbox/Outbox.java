@@ -1,0 +1,247 @@
+package io.txoutbox;
+
+import io.txoutbox.jdbc.Dialect;
+import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.relay.Relay;
+import io.txoutbox.spi.OutboxStore;
+import io.txoutbox.spi.Publisher;
+import java.sql.Connection;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+
+/**
+ * The transactional outbox: append events through the connection of your own transaction; a {@link
+ * Relay} publishes them after the commit, at least once.
+ *
+ * <pre>{@code
+ * Outbox outbox = Outbox.builder(dataSource).table("outbox").build();
+ * try (Connection c = dataSource.getConnection()) {
+ *     c.setAutoCommit(false);
+ *     insertOrder(c, order);
+ *     outbox.append(c, OutboxEvent.builder("order.placed")
+ *             .aggregate("order", order.id())
+ *             .jsonPayload(order.toJson())
+ *             .build());
+ *     c.commit();          // the order and its event exist together, or neither does
+ *     outbox.committed();  // optional: wakes relays in this JVM at once
+ * }
+ * }</pre>
+ *
+ * <p>Append never commits, never opens its own connection and never publishes. An {@code Outbox} is
+ * thread-safe; build one per table and share it.
+ */
+public interface Outbox {
+
+    /** The default payload cap: 1 MiB. */
+    int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+
+    /** The largest payload cap that can be configured: 64 MiB. */
+    int MAX_PAYLOAD_BYTES_LIMIT = 64 * 1024 * 1024;
+
+    /**
+     * @param dataSource the application's data source: the table lives there, and relays and the
+     *     operations API borrow connections from it (append never does)
+     * @return a builder
+     */
+    static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    /**
+     * Validates the event, stamps the scope's correlation, causation, tenant and trace context on it
+     * where it names none, and inserts it through {@code connection}. Does not commit.
+     *
+     * @param connection the connection of the caller's transaction
+     * @param event the event
+     * @return the event as written (with the scope's values)
+     * @throws OutboxValidationException before any write, naming the field and the limit
+     * @throws OutboxStoreException when the insert fails; roll the transaction back
+     */
+    OutboxEvent append(Connection connection, OutboxEvent event);
+
+    /**
+     * Appends several events with one JDBC batch. Every event is validated before any is written.
+     *
+     * @param connection the connection of the caller's transaction
+     * @param events the events
+     * @return the events as written
+     * @throws OutboxValidationException before any write, naming the event, the field and the limit
+     * @throws OutboxStoreException when the insert fails; roll the transaction back
+     */
+    List<OutboxEvent> appendAll(Connection connection, List<OutboxEvent> events);
+
+    /**
+     * Tells relays in this JVM that a transaction which appended has committed, so they wake at once
+     * instead of waiting for a notification or the next poll. Optional: call it after your commit (the
+     * Spring integration and {@link #inTransaction} do it for you).
+     */
+    void committed();
+
+    /**
+     * Runs work in a new transaction on a connection of this outbox's data source, commits it, and
+     * signals {@link #committed()}; rolls back if the work throws. A convenience for code without a
+     * transaction manager: the appends inside are still part of your transaction.
+     *
+     * @param work what to do in the transaction: business writes and appends
+     * @param <T> what the work returns
+     * @return what the work returned
+     * @throws OutboxException wrapping a checked exception of the work, or an {@link
+     *     OutboxStoreException} when the database fails
+     */
+    <T> T inTransaction(TransactionWork<T> work);
+
+    /**
+     * @param publisher where the relay publishes
+     * @return a builder of a relay for this outbox's table
+     */
+    default Relay.Builder relay(Publisher publisher) {
+        return Relay.builder(this, publisher);
+    }
+
+    /** @return stats, dead events, revive, delete and purge */
+    OutboxAdmin admin();
+
+    /** Creates the table, its indexes and its wake-up trigger if they do not exist. */
+    void createSchema();
+
+    /** @return the store behind this outbox, for relays and integrations */
+    OutboxStore store();
+
+    /** @return the clock of this outbox: append times, due times, backoff, ages */
+    InstantSource clock();
+
+    /** @return the table's name, for messages and metrics */
+    default String table() {
+        return store().table();
+    }
+
+    /**
+     * Work done in a transaction by {@link #inTransaction}.
+     *
+     * @param <T> what the work returns
+     */
+    @FunctionalInterface
+    interface TransactionWork<T> {
+        /**
+         * @param connection the transaction's connection, autocommit off
+         * @return a result
+         * @throws Exception to roll back
+         */
+        T run(Connection connection) throws Exception;
+    }
+
+    /** Builds an {@link Outbox}; every setting is checked at {@link #build()}. */
+    final class Builder {
+        final DataSource dataSource;
+        String table = OutboxTable.DEFAULT_NAME;
+        OutboxTable.Columns columns = OutboxTable.Columns.DEFAULT;
+        Dialect dialect;
+        InstantSource clock = InstantSource.system();
+        Supplier<EventScope> scope = () -> EventScope.EMPTY;
+        int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
+        boolean createSchemaIfMissing;
+        boolean validateSchema = true;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        /**
+         * @param table the table name, optionally schema-qualified (default {@code outbox})
+         * @return this builder
+         */
+        public Builder table(String table) {
+            this.table = table;
+            return this;
+        }
+
+        /**
+         * @param columns the names of the mappable columns (default txoutbox's own)
+         * @return this builder
+         */
+        public Builder columns(OutboxTable.Columns columns) {
+            this.columns = Objects.requireNonNull(columns, "columns");
+            return this;
+        }
+
+        /**
+         * @param dialect the database's dialect (default: detected from the data source, and logged)
+         * @return this builder
+         */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = dialect;
+            return this;
+        }
+
+        /**
+         * @param clock the clock of append times, due times, backoff and ages (default the system clock);
+         *     leases always use the database clock
+         * @return this builder
+         */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * @param scope supplies, on the appending thread, the correlation, causation, tenant and trace
+         *     context to stamp on events that do not name them
+         * @return this builder
+         */
+        public Builder scope(Supplier<EventScope> scope) {
+            this.scope = Objects.requireNonNull(scope, "scope");
+            return this;
+        }
+
+        /**
+         * @param maxPayloadBytes the largest payload accepted at append (default 1 MiB, at most 64 MiB)
+         * @return this builder
+         */
+        public Builder maxPayloadBytes(int maxPayloadBytes) {
+            this.maxPayloadBytes = maxPayloadBytes;
+            return this;
+        }
+
+        /**
+         * @param create create the table at {@link #build()} if it does not exist (default false: use
+         *     your migrations in production)
+         * @return this builder
+         */
+        public Builder createSchemaIfMissing(boolean create) {
+            this.createSchemaIfMissing = create;
+            return this;
+        }
+
+        /**
+         * @param validate check the table's shape at {@link #build()} (default true)
+         * @return this builder
+         */
+        public Builder validateSchema(boolean validate) {
+            this.validateSchema = validate;
+            return this;
+        }
+
+        /**
+         * @return the outbox
+         * @throws OutboxValidationException naming a setting that is out of bounds
+         * @throws OutboxSchemaException when the table is missing or has the wrong shape
+         */
+        public Outbox build() {
+            if (dataSource == null) {
+                throw new OutboxValidationException(
+                        "Outbox.Builder.dataSource", null, "Outbox.Builder.dataSource is missing; it is required");
+            }
+            if (maxPayloadBytes < 1 || maxPayloadBytes > MAX_PAYLOAD_BYTES_LIMIT) {
+                throw new OutboxValidationException(
+                        "Outbox.Builder.maxPayloadBytes",
+                        "1.." + MAX_PAYLOAD_BYTES_LIMIT,
+                        "Outbox.Builder.maxPayloadBytes is " + maxPayloadBytes + "; it must be between 1 and "
+                                + MAX_PAYLOAD_BYTES_LIMIT + " (64 MiB)");
+            }
+            return new DefaultOutbox(this, OutboxTable.of(table).withColumns(columns));
+        }
+    }
+}

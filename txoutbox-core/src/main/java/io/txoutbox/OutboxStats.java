@@ -1,0 +1,43 @@
+package io.txoutbox;
+
+import java.time.Duration;
+import java.util.Map;
+
+/**
+ * A snapshot of the outbox table, read in one query.
+ *
+ * @param pending events waiting to be published and not leased by a relay (includes {@code retrying}
+ *     and events whose delay has not passed yet)
+ * @param inFlight events leased by a relay right now
+ * @param retrying pending events that failed at least once and wait for their next attempt
+ * @param dead events that gave up: they wait for an operator to revive or delete them
+ * @param published published events kept by a retention period (0 when published rows are deleted)
+ * @param oldestPendingAge the age of the oldest unpublished (pending or in-flight) event: the real
+ *     delivery delay; {@link Duration#ZERO} when there is none
+ * @param byType the same counts per event type
+ */
+public record OutboxStats(
+        long pending,
+        long inFlight,
+        long retrying,
+        long dead,
+        long published,
+        Duration oldestPendingAge,
+        Map<String, TypeStats> byType) {
+
+    /** Copies the per-type map. */
+    public OutboxStats {
+        byType = Map.copyOf(byType);
+    }
+
+    /**
+     * Counts for one event type.
+     *
+     * @param pending waiting and not leased
+     * @param inFlight leased by a relay
+     * @param retrying waiting after at least one failure
+     * @param dead gave up
+     * @param published kept by retention
+     */
+    public record TypeStats(long pending, long inFlight, long retrying, long dead, long published) {}
+}

@@ -1,0 +1,116 @@
+package io.txoutbox.jdbc;
+
+import io.txoutbox.OutboxSchemaException;
+import io.txoutbox.inbox.Inbox;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/** The JDBC inbox: one table of (consumer, event id, processed at). Made by {@link Inbox#builder}. */
+public final class JdbcInbox implements Inbox {
+    private final DataSource dataSource;
+    private final OutboxTable table;
+    private final Dialect dialect;
+    private final String consumer;
+    private final InstantSource clock;
+    private final String insertSql;
+
+    /**
+     * @param dataSource where the table lives
+     * @param table the inbox table (only its name is used)
+     * @param dialect the database's SQL
+     * @param consumer the consumer's name
+     * @param clock the clock of processed times
+     */
+    public JdbcInbox(DataSource dataSource, OutboxTable table, Dialect dialect, String consumer, InstantSource clock) {
+        this.dataSource = dataSource;
+        this.table = table;
+        this.dialect = dialect;
+        this.consumer = consumer;
+        this.clock = clock;
+        this.insertSql = render(dialect.inboxInsert());
+    }
+
+    private String render(String template) {
+        return template.replace("{table}", table.qualifiedName()).replace("{name}", table.name());
+    }
+
+    @Override
+    public boolean markProcessed(Connection connection, UUID eventId) {
+        if (eventId == null) {
+            throw new io.txoutbox.OutboxValidationException(
+                    "eventId", null, "Inbox.markProcessed eventId is missing; it is required");
+        }
+        try (PreparedStatement ps = connection.prepareStatement(insertSql)) {
+            ps.setString(1, consumer);
+            ps.setObject(2, eventId);
+            ps.setObject(3, JdbcOutboxStore.odt(clock.instant()));
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw SqlExceptions.translate("inbox mark", table.qualifiedName(), e);
+        }
+    }
+
+    @Override
+    public int purgeOlderThan(Duration age) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement(render("DELETE FROM {table} WHERE consumer = ? AND processed_at < ?"))) {
+            if (!c.getAutoCommit()) {
+                c.setAutoCommit(true);
+            }
+            ps.setString(1, consumer);
+            ps.setObject(2, JdbcOutboxStore.odt(clock.instant().minus(age)));
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw SqlExceptions.translate("inbox purge", table.qualifiedName(), e);
+        }
+    }
+
+    @Override
+    public void createSchema() {
+        try (Connection c = dataSource.getConnection()) {
+            JdbcOutboxStore.runScript(c, render(dialect.inboxDdl()));
+        } catch (SQLException e) {
+            throw SqlExceptions.translate("inbox create schema", table.qualifiedName(), e);
+        }
+    }
+
+    /**
+     * Checks that the inbox table exists with its three columns.
+     *
+     * @throws OutboxSchemaException naming the table and how to create it
+     */
+    public void validateSchema() {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM information_schema.columns"
+                        + " WHERE table_schema = COALESCE(?, current_schema()) AND table_name = ?"
+                        + " AND column_name IN ('consumer', 'event_id', 'processed_at')")) {
+            ps.setString(1, table.schema());
+            ps.setString(2, table.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                if (rs.getInt(1) != 3) {
+                    throw new OutboxSchemaException(
+                            table.qualifiedName(),
+                            "txoutbox: the inbox table '" + table.qualifiedName() + "' is missing or lacks the"
+                                    + " columns consumer, event_id, processed_at. Create it with"
+                                    + " Inbox.Builder.createSchemaIfMissing(true) or the migration"
+                                    + " db/migration/txoutbox/" + dialect.name() + "/V2__txoutbox_inbox.sql");
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlExceptions.translate("inbox schema check", table.qualifiedName(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Inbox[table=" + table.qualifiedName() + ", consumer=" + consumer + "]";
+    }
+}

@@ -1,0 +1,167 @@
+package io.txoutbox.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Holds one connection that {@code LISTEN}s on the table's channel and wakes the relay on every
+ * notification. When the connection breaks (a restart, {@code pg_terminate_backend}, a network cut) it
+ * reconnects with a bounded backoff, listens again, and wakes the relay once so that nothing committed
+ * while it was away waits for the next poll. A periodic round trip notices a connection that died
+ * silently. The connection's {@code application_name} is {@code txoutbox-listen:<channel>}.
+ */
+final class PgListener implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PgListener.class);
+    private static final int WAIT_MILLIS = 500;
+    private static final long HEALTH_CHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private static final long MAX_BACKOFF_MILLIS = 5_000;
+
+    private final DataSource dataSource;
+    private final String channel;
+    private final Runnable wake;
+    private final Consumer<Throwable> onError;
+    private final Thread thread;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition stopped = lock.newCondition();
+    private volatile boolean closed;
+    private volatile boolean listening;
+
+    private PgListener(
+            DataSource dataSource,
+            String channel,
+            Runnable wake,
+            ThreadFactory threadFactory,
+            Consumer<Throwable> onError) {
+        this.dataSource = dataSource;
+        this.channel = channel;
+        this.wake = wake;
+        this.onError = onError;
+        this.thread = threadFactory.newThread(this::run);
+    }
+
+    /** @return a started listener, or {@code null} when the PostgreSQL driver is not on the class path */
+    static PgListener startIfAvailable(
+            DataSource dataSource, String channel, Runnable wake, ThreadFactory tf, Consumer<Throwable> onError) {
+        try {
+            Class.forName("org.postgresql.PGConnection", false, PgListener.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            log.warn("txoutbox: the PostgreSQL driver is not on the class path; relays of {} poll only", channel);
+            return null;
+        }
+        PgListener listener = new PgListener(dataSource, channel, wake, tf, onError);
+        listener.thread.start();
+        return listener;
+    }
+
+    static String applicationName(String channel) {
+        String name = "txoutbox-listen:" + channel;
+        return name.length() > 63 ? name.substring(0, 63) : name;
+    }
+
+    boolean isListening() {
+        return listening;
+    }
+
+    private void run() {
+        long backoff = 100;
+        while (!closed) {
+            try (Connection c = dataSource.getConnection()) {
+                c.setAutoCommit(true);
+                PGConnection pg = c.unwrap(PGConnection.class);
+                try (Statement st = c.createStatement()) {
+                    st.execute("SET application_name = '" + applicationName(channel) + "'");
+                    st.execute("LISTEN " + channel);
+                }
+                listening = true;
+                backoff = 100;
+                log.debug("txoutbox: listening on {}", channel);
+                wake.run();
+                listen(c, pg);
+                try (Statement st = c.createStatement()) {
+                    st.execute("UNLISTEN " + channel);
+                    st.execute("RESET application_name");
+                }
+            } catch (SQLException | RuntimeException e) {
+                listening = false;
+                if (closed) {
+                    break;
+                }
+                log.warn(
+                        "txoutbox: the LISTEN connection for {} failed ({}); reconnecting in {} ms, polling meanwhile",
+                        channel,
+                        e.getMessage(),
+                        backoff);
+                onError.accept(e);
+                pause(backoff);
+                backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
+            }
+        }
+        listening = false;
+        lock.lock();
+        try {
+            stopped.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void listen(Connection c, PGConnection pg) throws SQLException {
+        long lastCheck = System.nanoTime();
+        while (!closed) {
+            PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
+            if (notifications != null && notifications.length > 0) {
+                wake.run();
+            }
+            if (System.nanoTime() - lastCheck > HEALTH_CHECK_NANOS) {
+                try (Statement st = c.createStatement()) {
+                    st.execute("SELECT 1");
+                }
+                lastCheck = System.nanoTime();
+            }
+        }
+    }
+
+    private void pause(long millis) {
+        lock.lock();
+        try {
+            long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+            while (!closed && nanos > 0) {
+                nanos = stopped.awaitNanos(nanos);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        lock.lock();
+        try {
+            stopped.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            thread.join(WAIT_MILLIS * 4L);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            log.warn("txoutbox: the LISTEN thread for {} did not stop within {} ms", channel, WAIT_MILLIS * 4);
+        }
+    }
+}

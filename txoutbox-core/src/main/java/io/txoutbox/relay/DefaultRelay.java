@@ -1,0 +1,511 @@
+package io.txoutbox.relay;
+
+import io.txoutbox.OutboxException;
+import io.txoutbox.spi.ClaimResult;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.Completion;
+import io.txoutbox.spi.OutboxStore;
+import io.txoutbox.spi.Outcome;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.spi.RelayListener;
+import io.txoutbox.spi.RelayListener.BatchReport;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+final class DefaultRelay implements Relay {
+    private static final Logger log = LoggerFactory.getLogger(DefaultRelay.class);
+
+    /** The shortest sleep of an idle relay: guards against spinning on rows another relay is claiming. */
+    private static final Duration MIN_IDLE = Duration.ofMillis(10);
+    /** The longest a retry may be pushed out by a broker's {@code Retry-After}. */
+    private static final Duration MAX_NOT_BEFORE = Duration.ofHours(24);
+    /** The longest pause after a failed cycle. */
+    private static final Duration MAX_ERROR_PAUSE = Duration.ofSeconds(30);
+    /** Attempts to mark a batch before leaving it to the lease (a re-publish later, never a loss). */
+    private static final int COMPLETE_TRIES = 3;
+
+    private final String name;
+    private final String owner;
+    private final OutboxStore store;
+    private final InstantSource clock;
+    private final Publisher publisher;
+    private final RelayListener listener;
+    private final int batchSize;
+    private final Duration pollInterval;
+    private final Duration lease;
+    private final Duration publishTimeout;
+    private final Backoff backoff;
+    private final int maxAttempts;
+    private final Duration retainPublished;
+    private final Duration purgeInterval;
+    private final int purgeBatchSize;
+    private final boolean listen;
+    private final ThreadFactory threadFactory;
+    private final RandomGenerator random;
+    private final ReentrantLock randomLock = new ReentrantLock();
+
+    private final WakeSignal wake = new WakeSignal();
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean stopped = new AtomicBoolean();
+    private volatile boolean running;
+    private volatile boolean paused;
+    private volatile Thread thread;
+    private AutoCloseable subscription;
+    private Instant lastPurge = Instant.MIN;
+
+    private final AtomicLong batches = new AtomicLong();
+    private final AtomicLong published = new AtomicLong();
+    private final AtomicLong retried = new AtomicLong();
+    private final AtomicLong dead = new AtomicLong();
+    private final AtomicLong fenced = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+
+    DefaultRelay(Relay.Builder b) {
+        this.name = b.name;
+        this.owner = ownerId(b.name);
+        this.store = b.outbox.store();
+        this.clock = b.outbox.clock();
+        this.publisher = b.publisher;
+        this.listener = b.listener;
+        this.batchSize = b.batchSize;
+        this.pollInterval = b.pollInterval;
+        this.lease = b.leaseDuration;
+        this.publishTimeout = b.publishTimeout;
+        this.backoff = b.backoff;
+        this.maxAttempts = b.maxAttempts;
+        this.retainPublished = b.retainPublished;
+        this.purgeInterval = b.purgeInterval;
+        this.purgeBatchSize = b.purgeBatchSize;
+        this.listen = b.listen;
+        this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreads(b.name);
+        this.random = b.random;
+    }
+
+    private static String ownerId(String name) {
+        String host = System.getenv().getOrDefault("HOSTNAME", "host");
+        if (host.length() > 64) {
+            host = host.substring(0, 64);
+        }
+        byte[] nonce = new byte[4];
+        ThreadLocalRandom.current().nextBytes(nonce);
+        return name + "@" + host + ":" + ProcessHandle.current().pid() + ":"
+                + HexFormat.of().formatHex(nonce);
+    }
+
+    private static ThreadFactory defaultThreads(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, (n.getAndIncrement() == 0 ? "txoutbox-relay-" : "txoutbox-listen-") + name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    @Override
+    public void start() {
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException(
+                    "relay '" + name + "' was already started; build a new relay to start again");
+        }
+        running = true;
+        Thread t = threadFactory.newThread(this::loop);
+        thread = t;
+        if (listen) {
+            subscription = store.subscribe(wake::signal, threadFactory, e -> reportError("listen", e));
+        } else {
+            subscription = store.subscribe(
+                    wake::signal,
+                    r -> {
+                        throw new IllegalStateException("relay '" + name + "' does not listen");
+                    },
+                    e -> reportError("listen", e));
+        }
+        t.start();
+        log.info(
+                "txoutbox: relay '{}' started on table {} (owner {}, batch {}, poll {} ms, lease {} ms)",
+                name,
+                store.table(),
+                owner,
+                batchSize,
+                pollInterval.toMillis(),
+                lease.toMillis());
+    }
+
+    @Override
+    public void stop() {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
+        running = false;
+        wake.signal();
+        Thread t = thread;
+        if (t != null && t != Thread.currentThread()) {
+            long waitMillis = publishTimeout.toMillis() + 5_000;
+            try {
+                t.join(waitMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                log.warn(
+                        "txoutbox: relay '{}' did not finish its batch within {} ms; interrupting it",
+                        name,
+                        waitMillis);
+                t.interrupt();
+            }
+        }
+        if (subscription != null) {
+            try {
+                subscription.close();
+            } catch (Exception e) {
+                reportError("listen", e);
+            }
+        }
+        try {
+            int released = store.releaseLeases(owner);
+            if (released > 0) {
+                log.info("txoutbox: relay '{}' returned {} leases", name, released);
+            }
+        } catch (RuntimeException e) {
+            reportError("release", e);
+        }
+        log.info("txoutbox: relay '{}' stopped ({})", name, metrics());
+    }
+
+    private void loop() {
+        Duration errorPause = Duration.ZERO;
+        while (running) {
+            if (paused) {
+                wake.await(pollInterval);
+                continue;
+            }
+            try {
+                int claimed = runOnce();
+                errorPause = Duration.ZERO;
+                purgeIfDue();
+                if (claimed >= batchSize || !running) {
+                    continue;
+                }
+                wake.await(idleWait());
+            } catch (RuntimeException | Error e) {
+                reportError("claim", e);
+                errorPause =
+                        errorPause.isZero() ? Duration.ofMillis(100) : min(errorPause.multipliedBy(2), MAX_ERROR_PAUSE);
+                wake.await(min(errorPause, pollInterval.multipliedBy(5)));
+            }
+        }
+    }
+
+    /** Until the next delayed event or retry is due, but no longer than the poll interval. */
+    private Duration idleWait() {
+        Optional<Instant> due;
+        try {
+            due = store.nextDueAt();
+        } catch (RuntimeException e) {
+            reportError("claim", e);
+            return pollInterval;
+        }
+        if (due.isEmpty()) {
+            return pollInterval;
+        }
+        Duration untilDue = Duration.between(clock.instant(), due.get());
+        if (untilDue.compareTo(MIN_IDLE) < 0) {
+            return MIN_IDLE;
+        }
+        return min(untilDue, pollInterval);
+    }
+
+    @Override
+    public int runOnce() {
+        ClaimResult claim = store.claim(owner, batchSize, lease, clock.instant());
+        if (claim.size() == 0) {
+            return 0;
+        }
+        batches.incrementAndGet();
+        List<ClaimedEvent> events = claim.events();
+        long startNanos = System.nanoTime();
+        List<PublishOutcome> outcomes = events.isEmpty() ? List.of() : publish(events);
+        Duration publishDuration = Duration.ofNanos(System.nanoTime() - startNanos);
+
+        Instant now = clock.instant();
+        List<Completion> completions = new ArrayList<>(claim.size());
+        List<PublishOutcome> finals = new ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            ClaimedEvent event = events.get(i);
+            PublishOutcome outcome = settle(event, outcomes.get(i));
+            finals.add(outcome);
+            completions.add(completion(event.id(), outcome, now, event.attempt()));
+        }
+        for (Map.Entry<UUID, String> bad : claim.unreadable().entrySet()) {
+            completions.add(new Completion(bad.getKey(), Outcome.DEAD, null, bad.getValue()));
+        }
+
+        Set<UUID> marked = complete(completions, now);
+        Set<UUID> fencedIds = new java.util.HashSet<>();
+        for (Completion c : completions) {
+            if (!marked.contains(c.id())) {
+                fencedIds.add(c.id());
+            }
+        }
+        count(events, finals, fencedIds, claim.unreadable().keySet());
+        if (!fencedIds.isEmpty()) {
+            log.warn(
+                    "txoutbox: relay '{}' lost the lease of {} of {} events before marking them (lease {} ms);"
+                            + " another relay owns them now and will publish them again",
+                    name,
+                    fencedIds.size(),
+                    completions.size(),
+                    lease.toMillis());
+        }
+        if (!claim.unreadable().isEmpty()) {
+            log.warn(
+                    "txoutbox: relay '{}' marked {} unreadable rows dead: {}",
+                    name,
+                    claim.unreadable().size(),
+                    claim.unreadable());
+        }
+        notifyListener(new BatchReport(
+                name,
+                events,
+                finals,
+                publishDuration,
+                fencedIds,
+                claim.unreadable().size()));
+        return claim.size();
+    }
+
+    /** Publishes a batch and waits for its outcomes; every failure becomes a retry of the whole batch. */
+    private List<PublishOutcome> publish(List<ClaimedEvent> events) {
+        CompletableFuture<List<PublishOutcome>> future;
+        try {
+            future = publisher.publish(Collections.unmodifiableList(events)).toCompletableFuture();
+        } catch (RuntimeException e) {
+            reportError("publish", e);
+            return allRetry(events, "publisher failed: " + describe(e));
+        }
+        try {
+            List<PublishOutcome> outcomes = future.get(publishTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (outcomes == null || outcomes.size() != events.size()) {
+                OutboxException e = new OutboxException("relay '" + name + "': the publisher returned "
+                        + (outcomes == null ? "null" : outcomes.size() + " outcomes") + " for " + events.size()
+                        + " events; it must return one outcome per event");
+                reportError("publish", e);
+                return allRetry(events, e.getMessage());
+            }
+            List<PublishOutcome> checked = new ArrayList<>(outcomes);
+            for (int i = 0; i < checked.size(); i++) {
+                if (checked.get(i) == null) {
+                    checked.set(i, PublishOutcome.retry("the publisher returned no outcome for this event"));
+                }
+            }
+            return checked;
+        } catch (TimeoutException e) {
+            future.cancel(true);
+            String message = "relay '" + name + "' publish timed out after " + publishTimeout.toMillis() + " ms (batch="
+                    + events.size() + ")";
+            reportError("publish", new OutboxException(message, e));
+            return allRetry(events, message);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            reportError("publish", cause);
+            return allRetry(events, "publish failed: " + describe(cause));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return allRetry(events, "relay '" + name + "' was interrupted while waiting for the broker");
+        }
+    }
+
+    /** Turns a retry on the last attempt into dead. */
+    private PublishOutcome settle(ClaimedEvent event, PublishOutcome outcome) {
+        if (outcome.outcome() != Outcome.RETRY) {
+            return outcome;
+        }
+        int budget = event.maxAttempts() != null ? event.maxAttempts() : maxAttempts;
+        if (event.attempt() >= budget) {
+            return PublishOutcome.dead(
+                    "gave up after " + event.attempt() + " attempts; last error: " + outcome.reason());
+        }
+        return outcome;
+    }
+
+    private Completion completion(UUID id, PublishOutcome outcome, Instant now, int attempt) {
+        return switch (outcome.outcome()) {
+            case PUBLISHED -> new Completion(id, Outcome.PUBLISHED, null, null);
+            case DEAD -> new Completion(id, Outcome.DEAD, null, outcome.reason());
+            case RETRY -> new Completion(id, Outcome.RETRY, nextAttemptAt(outcome, now, attempt), outcome.reason());
+        };
+    }
+
+    private Instant nextAttemptAt(PublishOutcome outcome, Instant now, int attempt) {
+        if (outcome.notBefore() != null) {
+            Instant latest = now.plus(MAX_NOT_BEFORE);
+            Instant notBefore = outcome.notBefore();
+            return notBefore.isBefore(now) ? now : notBefore.isAfter(latest) ? latest : notBefore;
+        }
+        randomLock.lock();
+        try {
+            return now.plus(backoff.delay(attempt, random));
+        } finally {
+            randomLock.unlock();
+        }
+    }
+
+    /** Marks the batch; a failing database is retried briefly, then the lease decides (a re-publish). */
+    private Set<UUID> complete(List<Completion> completions, Instant now) {
+        RuntimeException last = null;
+        for (int tries = 1; tries <= COMPLETE_TRIES; tries++) {
+            try {
+                return store.complete(owner, completions, now, retainPublished != null);
+            } catch (RuntimeException e) {
+                last = e;
+                reportError("complete", e);
+                if (tries < COMPLETE_TRIES) {
+                    wake.await(Duration.ofMillis(100L * tries));
+                }
+            }
+        }
+        log.warn(
+                "txoutbox: relay '{}' could not mark a batch of {} events ({}); their lease will expire and they"
+                        + " will be published again",
+                name,
+                completions.size(),
+                last.getMessage());
+        return Set.of();
+    }
+
+    private void count(List<ClaimedEvent> events, List<PublishOutcome> finals, Set<UUID> fencedIds, Set<UUID> bad) {
+        for (int i = 0; i < events.size(); i++) {
+            if (fencedIds.contains(events.get(i).id())) {
+                continue;
+            }
+            switch (finals.get(i).outcome()) {
+                case PUBLISHED -> published.incrementAndGet();
+                case RETRY -> retried.incrementAndGet();
+                case DEAD -> dead.incrementAndGet();
+            }
+        }
+        for (UUID id : bad) {
+            if (!fencedIds.contains(id)) {
+                dead.incrementAndGet();
+            }
+        }
+        fenced.addAndGet(fencedIds.size());
+    }
+
+    private void purgeIfDue() {
+        if (retainPublished == null) {
+            return;
+        }
+        Instant now = clock.instant();
+        if (lastPurge != Instant.MIN && Duration.between(lastPurge, now).compareTo(purgeInterval) < 0) {
+            return;
+        }
+        lastPurge = now;
+        try {
+            int purged = store.purgePublished(now.minus(retainPublished), purgeBatchSize);
+            if (purged > 0) {
+                log.debug("txoutbox: relay '{}' purged {} published rows", name, purged);
+            }
+        } catch (RuntimeException e) {
+            reportError("purge", e);
+        }
+    }
+
+    private static List<PublishOutcome> allRetry(List<ClaimedEvent> events, String reason) {
+        PublishOutcome retry = PublishOutcome.retry(reason);
+        return Collections.nCopies(events.size(), retry);
+    }
+
+    private static String describe(Throwable e) {
+        return e.getMessage() == null ? e.getClass().getName() : e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private void reportError(String phase, Throwable e) {
+        errors.incrementAndGet();
+        log.warn("txoutbox: relay '{}' {} failed: {}", name, phase, describe(e));
+        try {
+            listener.onError(name, phase, e);
+        } catch (RuntimeException listenerFailure) {
+            log.warn("txoutbox: relay '{}' listener threw from onError", name, listenerFailure);
+        }
+    }
+
+    private void notifyListener(BatchReport report) {
+        try {
+            listener.onBatch(report);
+        } catch (RuntimeException e) {
+            log.warn("txoutbox: relay '{}' listener threw from onBatch", name, e);
+        }
+    }
+
+    @Override
+    public void pause() {
+        paused = true;
+        log.info("txoutbox: relay '{}' paused", name);
+    }
+
+    @Override
+    public void resume() {
+        paused = false;
+        wake.signal();
+        log.info("txoutbox: relay '{}' resumed", name);
+    }
+
+    @Override
+    public boolean isPaused() {
+        return paused;
+    }
+
+    @Override
+    public boolean isRunning() {
+        Thread t = thread;
+        return running && t != null && t.isAlive();
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String owner() {
+        return owner;
+    }
+
+    @Override
+    public RelayMetrics metrics() {
+        return new RelayMetrics(batches.get(), published.get(), retried.get(), dead.get(), fenced.get(), errors.get());
+    }
+
+    @Override
+    public String toString() {
+        return "Relay[name=" + name + ", table=" + store.table() + ", owner=" + owner + "]";
+    }
+}

@@ -1,0 +1,315 @@
+package io.txoutbox.relay;
+
+import io.txoutbox.Outbox;
+import io.txoutbox.OutboxValidationException;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.spi.RelayListener;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.SplittableRandom;
+import java.util.concurrent.ThreadFactory;
+import java.util.random.RandomGenerator;
+import java.util.regex.Pattern;
+
+/**
+ * Publishes the events of one outbox table, at least once. Each cycle claims a batch of due rows in
+ * one statement (a lease on the database clock, committed at once), publishes it with no transaction
+ * open, waits for the broker's confirmations with a timeout, and marks the batch in one statement
+ * fenced by the lease owner. Failures are retried with backoff and end dead after the last attempt.
+ * Several relays, in one JVM or many, may share a table.
+ *
+ * <p>A running relay wakes on an after-commit signal from this JVM, on PostgreSQL notifications, and
+ * on its poll interval as the safety net. A full batch loops again at once; an idle relay sleeps
+ * until the next event is due or the poll interval passes.
+ *
+ * <pre>{@code
+ * Relay relay = outbox.relay(publisher).name("orders").build();
+ * relay.start();
+ * ...
+ * relay.stop();   // finishes the batch in flight, returns leases
+ * }</pre>
+ */
+public interface Relay extends AutoCloseable {
+
+    /**
+     * @param outbox the outbox whose table to relay
+     * @param publisher where to publish
+     * @return a builder
+     */
+    static Builder builder(Outbox outbox, Publisher publisher) {
+        return new Builder(outbox, publisher);
+    }
+
+    /**
+     * Starts the relay's thread. A relay starts once; build a new one to start again.
+     *
+     * @throws IllegalStateException if it was started before
+     */
+    void start();
+
+    /**
+     * Stops gracefully: the batch in flight is published and marked, leases still held are returned,
+     * and the relay's own threads end (bounded waits). Never closes the publisher or the data source.
+     * Idempotent.
+     */
+    void stop();
+
+    /** Same as {@link #stop()}. */
+    @Override
+    default void close() {
+        stop();
+    }
+
+    /**
+     * Runs one claim, publish and mark cycle on the calling thread: for tests and for callers that
+     * schedule the relay themselves.
+     *
+     * @return how many rows were claimed (0 when nothing was due)
+     * @throws io.txoutbox.OutboxStoreException when the claim fails
+     */
+    int runOnce();
+
+    /** Stops claiming new batches until {@link #resume()}; the batch in flight completes. */
+    void pause();
+
+    /** Claims again after {@link #pause()}. */
+    void resume();
+
+    /** @return whether the relay is paused */
+    boolean isPaused();
+
+    /** @return whether the relay's thread is running */
+    boolean isRunning();
+
+    /** @return the relay's name, as configured */
+    String name();
+
+    /** @return the lease owner this relay writes on the rows it claims: unique per relay instance */
+    String owner();
+
+    /** @return counters of what the relay has done */
+    RelayMetrics metrics();
+
+    /** Builds a {@link Relay}; every setting is checked at {@link #build()}. */
+    final class Builder {
+        /** The default batch size. */
+        public static final int DEFAULT_BATCH_SIZE = 100;
+        /** The largest batch size. */
+        public static final int MAX_BATCH_SIZE = 10_000;
+        /** The default attempt budget of an event. */
+        public static final int DEFAULT_MAX_ATTEMPTS = 8;
+
+        private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+        final Outbox outbox;
+        final Publisher publisher;
+        String name = "relay";
+        int batchSize = DEFAULT_BATCH_SIZE;
+        Duration pollInterval = Duration.ofSeconds(2);
+        Duration leaseDuration = Duration.ofSeconds(30);
+        Duration publishTimeout = Duration.ofSeconds(10);
+        Backoff backoff = Backoff.DEFAULT;
+        int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+        Duration retainPublished;
+        Duration purgeInterval = Duration.ofMinutes(1);
+        int purgeBatchSize = 1_000;
+        boolean listen = true;
+        RelayListener listener = RelayListener.NOOP;
+        ThreadFactory threadFactory;
+        RandomGenerator random = new SplittableRandom();
+
+        private Builder(Outbox outbox, Publisher publisher) {
+            this.outbox = outbox;
+            this.publisher = publisher;
+        }
+
+        /**
+         * @param name the relay's name: letters, digits, {@code . _ -}, at most 64 (default {@code relay})
+         * @return this builder
+         */
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * @param batchSize rows per claim, 1 to 10,000 (default 100)
+         * @return this builder
+         */
+        public Builder batchSize(int batchSize) {
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        /**
+         * @param pollInterval the longest an idle relay sleeps between claims: the safety net under
+         *     wake-ups (default 2 s)
+         * @return this builder
+         */
+        public Builder pollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+            return this;
+        }
+
+        /**
+         * @param leaseDuration how long a claim is held before another relay may take it over; must be
+         *     longer than the publish timeout (default 30 s)
+         * @return this builder
+         */
+        public Builder leaseDuration(Duration leaseDuration) {
+            this.leaseDuration = leaseDuration;
+            return this;
+        }
+
+        /**
+         * @param publishTimeout how long to wait for the broker's confirmations of a batch; past it every
+         *     unconfirmed event is retried (default 10 s)
+         * @return this builder
+         */
+        public Builder publishTimeout(Duration publishTimeout) {
+            this.publishTimeout = publishTimeout;
+            return this;
+        }
+
+        /**
+         * @param backoff the delay between attempts (default base 1 s, factor 2, cap 5 min, full jitter)
+         * @return this builder
+         */
+        public Builder backoff(Backoff backoff) {
+            this.backoff = backoff;
+            return this;
+        }
+
+        /**
+         * @param maxAttempts attempts before an event is dead, 1 to 1,000 (default 8); an event's own
+         *     {@code maxAttempts} wins
+         * @return this builder
+         */
+        public Builder maxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        /**
+         * Keeps published rows (state {@code published}) for a while instead of deleting them at once,
+         * and purges older ones in small batches every {@link #purgeInterval(Duration)}.
+         *
+         * @param retention how long to keep published rows; {@code null} deletes at once (the default)
+         * @return this builder
+         */
+        public Builder retainPublished(Duration retention) {
+            this.retainPublished = retention;
+            return this;
+        }
+
+        /**
+         * @param purgeInterval how often a retaining relay purges (default 1 min)
+         * @return this builder
+         */
+        public Builder purgeInterval(Duration purgeInterval) {
+            this.purgeInterval = purgeInterval;
+            return this;
+        }
+
+        /**
+         * @param listen wake on database notifications where the database has them (default true)
+         * @return this builder
+         */
+        public Builder listen(boolean listen) {
+            this.listen = listen;
+            return this;
+        }
+
+        /**
+         * @param listener hears every batch and every failure (default none)
+         * @return this builder
+         */
+        public Builder listener(RelayListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * @param threadFactory makes the relay's threads (default: daemon threads named {@code
+         *     txoutbox-relay-<name>} and {@code txoutbox-listen-<name>})
+         * @return this builder
+         */
+        public Builder threadFactory(ThreadFactory threadFactory) {
+            this.threadFactory = threadFactory;
+            return this;
+        }
+
+        /**
+         * @param random the source of backoff jitter (default a fresh {@link SplittableRandom})
+         * @return this builder
+         */
+        public Builder random(RandomGenerator random) {
+            this.random = Objects.requireNonNull(random, "random");
+            return this;
+        }
+
+        /**
+         * @return the relay, not started
+         * @throws OutboxValidationException naming a setting that is out of bounds or contradicts another
+         */
+        public Relay build() {
+            if (outbox == null) {
+                throw new OutboxValidationException("Relay.Builder.outbox", null, "Relay.Builder.outbox is missing");
+            }
+            if (publisher == null) {
+                throw new OutboxValidationException(
+                        "Relay.Builder.publisher", null, "Relay.Builder.publisher is missing");
+            }
+            if (name == null || !NAME.matcher(name).matches()) {
+                throw new OutboxValidationException(
+                        "Relay.Builder.name",
+                        NAME.pattern(),
+                        "Relay.Builder.name '" + name + "' must be 1 to 64 letters, digits, '.', '_' or '-'");
+            }
+            if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
+                throw new OutboxValidationException(
+                        "Relay.Builder.batchSize",
+                        "1.." + MAX_BATCH_SIZE,
+                        "Relay.Builder.batchSize is " + batchSize + "; it must be between 1 and " + MAX_BATCH_SIZE);
+            }
+            if (maxAttempts < 1 || maxAttempts > 1_000) {
+                throw new OutboxValidationException(
+                        "Relay.Builder.maxAttempts",
+                        "1..1000",
+                        "Relay.Builder.maxAttempts is " + maxAttempts + "; it must be between 1 and 1000");
+            }
+            positive("pollInterval", pollInterval);
+            positive("leaseDuration", leaseDuration);
+            positive("publishTimeout", publishTimeout);
+            positive("purgeInterval", purgeInterval);
+            if (backoff == null) {
+                throw new OutboxValidationException("Relay.Builder.backoff", null, "Relay.Builder.backoff is missing");
+            }
+            if (leaseDuration.compareTo(publishTimeout) <= 0) {
+                throw new OutboxValidationException(
+                        "Relay.Builder.leaseDuration",
+                        "> publishTimeout",
+                        "Relay.Builder.leaseDuration (" + leaseDuration.toMillis()
+                                + " ms) must be longer than Relay.Builder.publishTimeout (" + publishTimeout.toMillis()
+                                + " ms): a lease that ends while the broker is still confirming lets another relay"
+                                + " publish the same batch");
+            }
+            if (retainPublished != null && retainPublished.isNegative()) {
+                throw new OutboxValidationException(
+                        "Relay.Builder.retainPublished",
+                        ">= 0",
+                        "Relay.Builder.retainPublished is " + retainPublished + "; it must not be negative");
+            }
+            return new DefaultRelay(this);
+        }
+
+        private static void positive(String field, Duration value) {
+            if (value == null || value.isNegative() || value.isZero()) {
+                throw new OutboxValidationException(
+                        "Relay.Builder." + field,
+                        "> 0",
+                        "Relay.Builder." + field + " is " + value + "; it must be positive");
+            }
+        }
+    }
+}

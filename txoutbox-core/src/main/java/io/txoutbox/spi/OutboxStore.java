@@ -1,0 +1,142 @@
+package io.txoutbox.spi;
+
+import io.txoutbox.DeadEvent;
+import io.txoutbox.DeadQuery;
+import io.txoutbox.DeadSelector;
+import io.txoutbox.OutboxEvent;
+import io.txoutbox.OutboxStats;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Consumer;
+
+/**
+ * Where the outbox lives: every SQL statement txoutbox runs goes through a store. The JDBC store ({@code
+ * io.txoutbox.jdbc.JdbcOutboxStore}) implements it for each supported database; the relay, the
+ * operations API and integrations only see this interface.
+ *
+ * <p>Every method but {@link #append} uses its own short autocommit work on a connection of the store's
+ * {@code DataSource}; none holds a transaction open across calls. Failures are {@link
+ * io.txoutbox.OutboxStoreException}s.
+ */
+public interface OutboxStore {
+
+    /** @return the table's name as configured, for messages and metrics */
+    String table();
+
+    /**
+     * Inserts validated events through the caller's connection, inside the caller's transaction. Never
+     * commits, never opens a connection.
+     *
+     * @param connection the caller's connection, in the transaction of the business change
+     * @param events the events, already validated
+     * @param now the time of the append, from the outbox clock
+     */
+    void append(Connection connection, List<OutboxEvent> events, Instant now);
+
+    /**
+     * Claims up to {@code limit} due events in one statement that commits at once: each row gets the
+     * lease owner and an expiry computed on the database clock, and its attempt count goes up by one.
+     * Rows leased by someone else whose lease has not expired, and rows locked by a concurrent claim, are
+     * skipped.
+     *
+     * @param owner the lease owner, unique per relay instance
+     * @param limit the batch size
+     * @param lease how long the lease lasts, on the database clock
+     * @param now the relay clock's now: rows with {@code available_at} after it are not due
+     * @return the claimed events
+     */
+    ClaimResult claim(String owner, int limit, Duration lease, Instant now);
+
+    /**
+     * Marks claimed rows in one statement, fenced by the lease owner: rows whose lease has passed to
+     * another owner are left alone.
+     *
+     * @param owner the lease owner that claimed the rows
+     * @param completions one per row
+     * @param now the relay clock's now (the publish time of retained rows)
+     * @param retainPublished keep published rows (state published) instead of deleting them
+     * @return the ids that were marked; the others were fenced off
+     */
+    Set<UUID> complete(String owner, List<Completion> completions, Instant now, boolean retainPublished);
+
+    /**
+     * Returns the leases an owner still holds, without counting the attempt.
+     *
+     * @param owner the lease owner
+     * @return how many rows were released
+     */
+    int releaseLeases(String owner);
+
+    /**
+     * @return the earliest {@code available_at} of pending rows that are not leased, if any; lets an idle
+     *     relay sleep exactly until the next delayed event or retry is due
+     */
+    Optional<Instant> nextDueAt();
+
+    /**
+     * @param now the outbox clock's now, for the oldest pending age
+     * @return counts by state and type, in one query
+     */
+    OutboxStats stats(Instant now);
+
+    /**
+     * @param query type filter and page
+     * @return one page of dead events, by id
+     */
+    List<DeadEvent> listDead(DeadQuery query);
+
+    /**
+     * Puts dead events back to pending with a fresh attempt budget, due at {@code now}, and wakes relays.
+     *
+     * @param selector which dead events
+     * @param now the outbox clock's now
+     * @return how many were revived
+     */
+    int revive(DeadSelector selector, Instant now);
+
+    /**
+     * @param selector which dead events
+     * @return how many were deleted
+     */
+    int deleteDead(DeadSelector selector);
+
+    /**
+     * Deletes retained published rows older than a time, in small batches so no statement locks much.
+     *
+     * @param olderThan the cut-off, on the outbox clock
+     * @param batchSize rows per delete statement
+     * @return how many rows were deleted
+     */
+    int purgePublished(Instant olderThan, int batchSize);
+
+    /** Creates the table, its index and its wake-up trigger if they do not exist. */
+    void createSchema();
+
+    /**
+     * Checks that the table exists with every column this version needs.
+     *
+     * @throws io.txoutbox.OutboxSchemaException naming the table and what is missing
+     */
+    void validateSchema();
+
+    /**
+     * Subscribes to wake-ups: an append committed in this JVM ({@link #signalCommitted()}), and on
+     * databases that have it, a notification from any writer (PostgreSQL {@code LISTEN/NOTIFY}). A
+     * wake-up is a hint; relays still poll.
+     *
+     * @param wake called on every wake-up, from any thread; must return quickly
+     * @param threadFactory makes the listening thread, if the store needs one
+     * @param onError hears failures of the listening connection (it reconnects by itself)
+     * @return closing it ends the subscription and stops what it started
+     */
+    AutoCloseable subscribe(Runnable wake, ThreadFactory threadFactory, Consumer<Throwable> onError);
+
+    /** Tells the relays of this JVM that a transaction that appended has committed. */
+    void signalCommitted();
+}
