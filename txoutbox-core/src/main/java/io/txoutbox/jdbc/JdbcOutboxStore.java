@@ -546,10 +546,11 @@ public final class JdbcOutboxStore implements OutboxStore {
     }
 
     @Override
-    public AutoCloseable subscribe(Runnable wake, ThreadFactory threadFactory, Consumer<Throwable> onError) {
+    public AutoCloseable subscribe(
+            Runnable wake, boolean listen, ThreadFactory threadFactory, Consumer<Throwable> onError) {
         subscribers.add(wake);
         PgListener listener = null;
-        if (dialect.supportsListen()) {
+        if (listen && dialect.supportsListen()) {
             listener = PgListener.startIfAvailable(dataSource, table.channel(), wake, threadFactory, onError);
         }
         PgListener started = listener;

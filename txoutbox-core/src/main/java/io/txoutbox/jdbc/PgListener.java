@@ -76,7 +76,9 @@ final class PgListener implements AutoCloseable {
     private void run() {
         long backoff = 100;
         while (!closed) {
-            try (Connection c = dataSource.getConnection()) {
+            Connection c = null;
+            try {
+                c = dataSource.getConnection();
                 c.setAutoCommit(true);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 try (Statement st = c.createStatement()) {
@@ -94,6 +96,9 @@ final class PgListener implements AutoCloseable {
                 }
             } catch (SQLException | RuntimeException e) {
                 listening = false;
+                if (c != null) {
+                    letThePoolSeeTheFailure(c);
+                }
                 if (closed) {
                     break;
                 }
@@ -105,6 +110,8 @@ final class PgListener implements AutoCloseable {
                 onError.accept(e);
                 pause(backoff);
                 backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
+            } finally {
+                closeQuietly(c);
             }
         }
         listening = false;
@@ -113,6 +120,30 @@ final class PgListener implements AutoCloseable {
             stopped.signalAll();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * The failure came through the driver's own connection (unwrapped for notifications), which a pool
+     * does not watch: one statement through the pool's connection lets it notice the broken connection
+     * and evict it instead of lending it out again.
+     */
+    private static void letThePoolSeeTheFailure(Connection c) {
+        try (Statement st = c.createStatement()) {
+            st.execute("SELECT 1");
+        } catch (SQLException | RuntimeException expected) {
+            log.trace("txoutbox: the LISTEN connection is broken, as expected", expected);
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (SQLException e) {
+            log.debug("txoutbox: closing the LISTEN connection failed", e);
         }
     }
 

@@ -133,16 +133,7 @@ final class DefaultRelay implements Relay {
         running = true;
         Thread t = threadFactory.newThread(this::loop);
         thread = t;
-        if (listen) {
-            subscription = store.subscribe(wake::signal, threadFactory, e -> reportError("listen", e));
-        } else {
-            subscription = store.subscribe(
-                    wake::signal,
-                    r -> {
-                        throw new IllegalStateException("relay '" + name + "' does not listen");
-                    },
-                    e -> reportError("listen", e));
-        }
+        subscription = store.subscribe(wake::signal, listen, threadFactory, e -> reportError("listen", e));
         t.start();
         log.info(
                 "txoutbox: relay '{}' started on table {} (owner {}, batch {}, poll {} ms, lease {} ms)",

@@ -131,11 +131,12 @@ public interface OutboxStore {
      * wake-up is a hint; relays still poll.
      *
      * @param wake called on every wake-up, from any thread; must return quickly
+     * @param listen also listen for the database's notifications, where it has them
      * @param threadFactory makes the listening thread, if the store needs one
      * @param onError hears failures of the listening connection (it reconnects by itself)
      * @return closing it ends the subscription and stops what it started
      */
-    AutoCloseable subscribe(Runnable wake, ThreadFactory threadFactory, Consumer<Throwable> onError);
+    AutoCloseable subscribe(Runnable wake, boolean listen, ThreadFactory threadFactory, Consumer<Throwable> onError);
 
     /** Tells the relays of this JVM that a transaction that appended has committed. */
     void signalCommitted();

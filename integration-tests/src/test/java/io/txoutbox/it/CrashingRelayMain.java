@@ -1,0 +1,58 @@
+package io.txoutbox.it;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.Outbox;
+import io.txoutbox.relay.Relay;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Publisher;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A relay in a process of its own whose "broker" is a table: it publishes a batch (an autocommitted
+ * insert per event is the broker's confirmation) and then the process dies, by {@code halt}, before the
+ * relay can mark the batch. Arguments: the outbox table, the broker table, the lease in milliseconds.
+ */
+public final class CrashingRelayMain {
+    static final int EXIT_CODE = 137;
+
+    private CrashingRelayMain() {}
+
+    public static void main(String[] args) {
+        String table = args[0];
+        String brokerTable = args[1];
+        Duration lease = Duration.ofMillis(Long.parseLong(args[2]));
+        HikariDataSource dataSource = Postgres.pool("crashing-relay", 2);
+        Outbox outbox = Outbox.builder(dataSource).table(table).build();
+        Publisher confirmThenDie = batch -> {
+            List<PublishOutcome> outcomes = new ArrayList<>();
+            try (Connection c = dataSource.getConnection();
+                    PreparedStatement ps =
+                            c.prepareStatement("INSERT INTO " + brokerTable + " (event_id) VALUES (?)")) {
+                for (ClaimedEvent event : batch) {
+                    ps.setObject(1, event.id());
+                    ps.executeUpdate();
+                    outcomes.add(PublishOutcome.PUBLISHED);
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            // The broker has confirmed every event; the relay dies before it can mark them.
+            Runtime.getRuntime().halt(EXIT_CODE);
+            return CompletableFuture.completedFuture(outcomes);
+        };
+        Relay relay = outbox.relay(confirmThenDie)
+                .name("doomed")
+                .leaseDuration(lease)
+                .publishTimeout(lease.dividedBy(2))
+                .build();
+        relay.runOnce();
+        System.exit(1); // not reached when a batch was claimed
+    }
+}
