@@ -1,0 +1,171 @@
+package io.txoutbox.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txoutbox.Outbox;
+import io.txoutbox.OutboxEvent;
+import io.txoutbox.OutboxException;
+import io.txoutbox.OutboxSchemaException;
+import io.txoutbox.jdbc.Dialect;
+import io.txoutbox.jdbc.JdbcOutboxStore;
+import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.relay.Relay;
+import io.txoutbox.test.RecordingPublisher;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The table as a contract: DDL, the start-up check, column mapping, and rows written without Java. */
+class SchemaTest extends PostgresTest {
+
+    @Test
+    void a_missing_table_fails_at_build_naming_the_table_and_the_fixes() {
+        String table = newTable();
+        assertThatThrownBy(() -> Outbox.builder(dataSource).table(table).build())
+                .isInstanceOf(OutboxSchemaException.class)
+                .hasMessageContaining("the outbox table '" + table + "' does not exist")
+                .hasMessageContaining("createSchemaIfMissing(true)")
+                .hasMessageContaining("db/migration/txoutbox/postgresql/V1__txoutbox_outbox.sql");
+    }
+
+    @Test
+    void a_table_of_the_wrong_shape_fails_at_build_listing_what_is_wrong() {
+        String table = newTable();
+        execute("CREATE TABLE " + table + " (id uuid PRIMARY KEY, aggregate_type text, aggregate_id text,"
+                + " event_type text, payload text)");
+        assertThatThrownBy(() -> Outbox.builder(dataSource).table(table).build())
+                .isInstanceOf(OutboxSchemaException.class)
+                .hasMessageContaining("does not have the expected shape")
+                .hasMessageContaining("column 'payload' is text; expected [bytea]")
+                .hasMessageContaining("column 'lease_owner' is missing");
+    }
+
+    @Test
+    void create_schema_is_idempotent_and_the_migration_file_is_the_rendered_template() throws Exception {
+        Outbox outbox = newOutbox();
+        outbox.createSchema();
+        outbox.createSchema();
+        JdbcOutboxStore defaults =
+                JdbcOutboxStore.create(dataSource, OutboxTable.of(OutboxTable.DEFAULT_NAME), Dialect.POSTGRESQL);
+        assertThat(resource("/db/migration/txoutbox/postgresql/V1__txoutbox_outbox.sql"))
+                .isEqualTo(defaults.render(Dialect.POSTGRESQL.outboxDdl()));
+        assertThat(resource("/db/migration/txoutbox/postgresql/V2__txoutbox_inbox.sql"))
+                .isEqualTo(Dialect.POSTGRESQL
+                        .inboxDdl()
+                        .replace("{table}", "inbox")
+                        .replace("{name}", "inbox"));
+    }
+
+    @Test
+    void the_migration_file_creates_a_table_the_outbox_accepts() throws Exception {
+        String schema = newTable();
+        execute("CREATE SCHEMA " + schema);
+        try (Connection c = dataSource.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("SET search_path TO " + schema);
+            for (String sql : resource("/db/migration/txoutbox/postgresql/V1__txoutbox_outbox.sql")
+                    .split(";\\s*\\n\\s*\\n")) {
+                st.execute(sql);
+            }
+            st.execute("RESET search_path");
+        }
+        Outbox outbox = Outbox.builder(dataSource).table(schema + ".outbox").build();
+        RecordingPublisher broker = new RecordingPublisher();
+        appendCommitted(outbox, event("order.placed", "1"));
+        try (Relay relay = outbox.relay(broker).build()) {
+            relay.runOnce();
+        }
+        assertThat(broker.publishedCount()).isEqualTo(1);
+        execute("DROP SCHEMA " + schema + " CASCADE");
+    }
+
+    @Test
+    void debezium_column_names_work_end_to_end() {
+        Outbox outbox = outboxBuilder().columns(OutboxTable.Columns.DEBEZIUM).build();
+        assertThat(count(
+                        "SELECT count(*) FROM information_schema.columns WHERE table_name = ? AND column_name IN"
+                                + " ('id', 'aggregatetype', 'aggregateid', 'type', 'payload')",
+                        outbox.table()))
+                .isEqualTo(5);
+        RecordingPublisher broker = new RecordingPublisher();
+        OutboxEvent placed =
+                appendCommitted(outbox, event("order.placed", "o-9")).get(0);
+        try (Relay relay = outbox.relay(broker).build()) {
+            relay.runOnce();
+        }
+        assertThat(broker.published()).singleElement().satisfies(e -> {
+            assertThat(e.id()).isEqualTo(placed.id());
+            assertThat(e.aggregateId()).isEqualTo("o-9");
+            assertThat(e.eventType()).isEqualTo("order.placed");
+        });
+    }
+
+    @Test
+    void a_row_inserted_with_plain_sql_by_another_program_is_relayed() {
+        Outbox outbox = newOutbox();
+        RecordingPublisher broker = new RecordingPublisher();
+        execute("INSERT INTO " + outbox.table() + " (id, aggregate_type, aggregate_id, event_type, payload, headers)"
+                + " VALUES (gen_random_uuid(), 'order', 'o-7', 'order.placed', convert_to('{\"total\":12}', 'UTF8'),"
+                + " '{\"correlation-id\":\"c-1\",\"retries\":3}')");
+        try (Relay relay = outbox.relay(broker).build()) {
+            assertThat(relay.runOnce()).isEqualTo(1);
+        }
+        assertThat(broker.published()).singleElement().satisfies(e -> {
+            assertThat(e.payloadAsString()).isEqualTo("{\"total\":12}");
+            assertThat(e.correlationId()).isEqualTo("c-1");
+            assertThat(e.header("retries")).as("non-string values become text").isEqualTo("3");
+            assertThat(e.contentType()).isEqualTo("application/json");
+            assertThat(e.eventVersion()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void an_unreadable_row_written_by_another_program_goes_dead_with_the_reason_and_does_not_block() {
+        Outbox outbox = newOutbox();
+        RecordingPublisher broker = new RecordingPublisher();
+        execute("INSERT INTO " + outbox.table() + " (id, aggregate_type, aggregate_id, event_type, payload, headers)"
+                + " VALUES (gen_random_uuid(), 'order', 'o-1', 'order.placed', '\\x00', '{\"nested\":{\"a\":1}}')");
+        appendCommitted(outbox, event("order.placed", "o-2"));
+        try (Relay relay = outbox.relay(broker).build()) {
+            assertThat(relay.runOnce()).isEqualTo(2);
+            assertThat(relay.runOnce()).isZero();
+        }
+        assertThat(broker.published()).singleElement().satisfies(e -> assertThat(e.aggregateId())
+                .isEqualTo("o-2"));
+        io.txoutbox.test.OutboxAssert.assertThatOutbox(outbox)
+                .hasDead(1)
+                .hasDeadEventWithReasonContaining("unreadable row: headers 'nested' is a nested START_OBJECT");
+    }
+
+    @Test
+    void an_unsupported_database_is_refused_naming_the_supported_ones() {
+        assertThatThrownBy(() -> Dialect.named("oracle"))
+                .isInstanceOf(OutboxException.class)
+                .hasMessage("txoutbox.dialect 'oracle' is unknown; supported: [postgresql]");
+    }
+
+    @Test
+    void tables_may_live_in_another_schema() {
+        String schema = newTable();
+        execute("CREATE SCHEMA " + schema);
+        Outbox outbox = Outbox.builder(dataSource)
+                .table(schema + ".events")
+                .createSchemaIfMissing(true)
+                .build();
+        appendCommitted(outbox, event("order.placed", "1"));
+        assertThat(outbox.admin().stats().pending()).isEqualTo(1);
+        assertThat(List.of(outbox.table())).containsExactly(schema + ".events");
+        execute("DROP SCHEMA " + schema + " CASCADE");
+    }
+
+    private static String resource(String path) throws Exception {
+        try (InputStream in = SchemaTest.class.getResourceAsStream(path)) {
+            assertThat(in).as(path).isNotNull();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+}

@@ -1,0 +1,45 @@
+-- txoutbox outbox table for PostgreSQL 14 or later.
+-- The table is the contract: any program may insert rows; a txoutbox relay publishes them.
+CREATE TABLE IF NOT EXISTS outbox (
+    id uuid PRIMARY KEY,
+    aggregate_type varchar(255) NOT NULL,
+    aggregate_id varchar(255) NOT NULL,
+    event_type varchar(255) NOT NULL,
+    event_version integer NOT NULL DEFAULT 1,
+    payload bytea NOT NULL,
+    content_type varchar(255) NOT NULL DEFAULT 'application/json',
+    headers jsonb NOT NULL DEFAULT '{}',
+    tenant_id varchar(255),
+    destination varchar(255),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    available_at timestamptz NOT NULL DEFAULT now(),
+    status varchar(16) NOT NULL DEFAULT 'pending',
+    attempts integer NOT NULL DEFAULT 0,
+    max_attempts integer,
+    lease_owner varchar(255),
+    lease_expires_at timestamptz,
+    last_error text,
+    published_at timestamptz,
+    CONSTRAINT outbox_status_check CHECK (status IN ('pending', 'published', 'dead'))
+) WITH (fillfactor = 90);
+
+-- What relays claim: due pending rows, oldest first.
+CREATE INDEX IF NOT EXISTS outbox_due_idx ON outbox (available_at) WHERE status = 'pending';
+
+-- The dead listing, pages by id.
+CREATE INDEX IF NOT EXISTS outbox_dead_idx ON outbox (id) WHERE status = 'dead';
+
+-- Purge of retained published rows.
+CREATE INDEX IF NOT EXISTS outbox_published_idx ON outbox (published_at) WHERE status = 'published';
+
+-- Wake relays once per inserting transaction: a statement-level trigger, and PostgreSQL folds
+-- identical notifications of one transaction into one, delivered at commit.
+CREATE OR REPLACE FUNCTION outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('txoutbox_outbox', '');
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER outbox_notify AFTER INSERT ON outbox
+    FOR EACH STATEMENT EXECUTE FUNCTION outbox_notify();
