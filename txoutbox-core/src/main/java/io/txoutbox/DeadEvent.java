@@ -15,6 +15,8 @@ import java.util.UUID;
  * @param attempts how many attempts were made
  * @param lastError the reason of the last failure
  * @param createdAt when the event was appended
+ * @param heldBack in ordered mode with {@link DeadHeadPolicy#BLOCK}: how many later events of the same
+ *     aggregate wait behind this one (0 otherwise)
  */
 public record DeadEvent(
         UUID id,
@@ -25,4 +27,5 @@ public record DeadEvent(
         String tenantId,
         int attempts,
         String lastError,
-        Instant createdAt) {}
+        Instant createdAt,
+        long heldBack) {}

@@ -34,7 +34,7 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
         this.scope = b.scope;
         this.maxPayloadBytes = b.maxPayloadBytes;
         Dialect dialect = b.dialect != null ? b.dialect : Dialect.detect(b.dataSource);
-        this.store = JdbcOutboxStore.create(b.dataSource, table, dialect);
+        this.store = JdbcOutboxStore.create(b.dataSource, table, dialect, b.ordered);
         if (b.createSchemaIfMissing) {
             store.createSchema();
         }
@@ -188,6 +188,7 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
 
     @Override
     public String toString() {
-        return "Outbox[table=" + store.table() + ", dialect=" + store.dialect().name() + "]";
+        return "Outbox[table=" + store.table() + ", dialect=" + store.dialect().name()
+                + (store.ordered() == null ? "" : ", ordered " + store.ordered()) + "]";
     }
 }

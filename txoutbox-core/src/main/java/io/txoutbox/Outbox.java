@@ -144,6 +144,7 @@ public interface Outbox {
         int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
         boolean createSchemaIfMissing;
         boolean validateSchema = true;
+        DeadHeadPolicy ordered;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -202,6 +203,21 @@ public interface Outbox {
          */
         public Builder maxPayloadBytes(int maxPayloadBytes) {
             this.maxPayloadBytes = maxPayloadBytes;
+            return this;
+        }
+
+        /**
+         * Publishes the events of one aggregate (aggregate type and id) in append order, across any
+         * number of relays and restarts: a relay only claims the oldest unfinished event of an aggregate,
+         * read from the table. A retrying event holds back its own aggregate only. Every relay of the
+         * table must be built from an ordered outbox with the same policy.
+         *
+         * @param deadHead what a dead event does to the later events of its aggregate ({@link
+         *     DeadHeadPolicy#BLOCK} waits for an operator; {@link DeadHeadPolicy#SKIP} goes on)
+         * @return this builder
+         */
+        public Builder ordered(DeadHeadPolicy deadHead) {
+            this.ordered = Objects.requireNonNull(deadHead, "deadHead");
             return this;
         }
 

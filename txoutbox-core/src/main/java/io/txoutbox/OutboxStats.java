@@ -15,6 +15,9 @@ import java.util.Map;
  * @param oldestPendingAge the age of the oldest unpublished (pending or in-flight) event: the real
  *     delivery delay; {@link Duration#ZERO} when there is none
  * @param byType the same counts per event type
+ * @param blockedAggregates in ordered mode with {@link DeadHeadPolicy#BLOCK}: aggregates whose dead
+ *     event holds back later pending events (0 otherwise)
+ * @param blockedEvents pending events held back behind a dead event of their aggregate (0 otherwise)
  */
 public record OutboxStats(
         long pending,
@@ -23,7 +26,9 @@ public record OutboxStats(
         long dead,
         long published,
         Duration oldestPendingAge,
-        Map<String, TypeStats> byType) {
+        Map<String, TypeStats> byType,
+        long blockedAggregates,
+        long blockedEvents) {
 
     /** Copies the per-type map. */
     public OutboxStats {

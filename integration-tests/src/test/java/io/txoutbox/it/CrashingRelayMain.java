@@ -17,7 +17,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A relay in a process of its own whose "broker" is a table: it publishes a batch (an autocommitted
  * insert per event is the broker's confirmation) and then the process dies, by {@code halt}, before the
- * relay can mark the batch. Arguments: the outbox table, the broker table, the lease in milliseconds.
+ * relay can mark the batch. Arguments: the database, the outbox table, the broker table, the lease in
+ * milliseconds.
  */
 public final class CrashingRelayMain {
     static final int EXIT_CODE = 137;
@@ -25,10 +26,11 @@ public final class CrashingRelayMain {
     private CrashingRelayMain() {}
 
     public static void main(String[] args) {
-        String table = args[0];
-        String brokerTable = args[1];
-        Duration lease = Duration.ofMillis(Long.parseLong(args[2]));
-        HikariDataSource dataSource = Postgres.pool("crashing-relay", 2);
+        TestDatabase database = TestDatabase.valueOf(args[0]);
+        String table = args[1];
+        String brokerTable = args[2];
+        Duration lease = Duration.ofMillis(Long.parseLong(args[3]));
+        HikariDataSource dataSource = database.dataSource();
         Outbox outbox = Outbox.builder(dataSource).table(table).build();
         Publisher confirmThenDie = batch -> {
             List<PublishOutcome> outcomes = new ArrayList<>();
@@ -36,7 +38,7 @@ public final class CrashingRelayMain {
                     PreparedStatement ps =
                             c.prepareStatement("INSERT INTO " + brokerTable + " (event_id) VALUES (?)")) {
                 for (ClaimedEvent event : batch) {
-                    ps.setObject(1, event.id());
+                    ps.setString(1, event.id().toString());
                     ps.executeUpdate();
                     outcomes.add(PublishOutcome.PUBLISHED);
                 }

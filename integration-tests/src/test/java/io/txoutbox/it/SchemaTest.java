@@ -20,12 +20,17 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The table as a contract: DDL, the start-up check, column mapping, and rows written without Java. */
-class SchemaTest extends PostgresTest {
+class SchemaTest extends DatabaseTest {
+
+    @Override
+    TestDatabase database() {
+        return TestDatabase.POSTGRES;
+    }
 
     @Test
     void a_missing_table_fails_at_build_naming_the_table_and_the_fixes() {
         String table = newTable();
-        assertThatThrownBy(() -> Outbox.builder(dataSource).table(table).build())
+        assertThatThrownBy(() -> Outbox.builder(dataSource()).table(table).build())
                 .isInstanceOf(OutboxSchemaException.class)
                 .hasMessageContaining("the outbox table '" + table + "' does not exist")
                 .hasMessageContaining("createSchemaIfMissing(true)")
@@ -37,7 +42,7 @@ class SchemaTest extends PostgresTest {
         String table = newTable();
         execute("CREATE TABLE " + table + " (id uuid PRIMARY KEY, aggregate_type text, aggregate_id text,"
                 + " event_type text, payload text)");
-        assertThatThrownBy(() -> Outbox.builder(dataSource).table(table).build())
+        assertThatThrownBy(() -> Outbox.builder(dataSource()).table(table).build())
                 .isInstanceOf(OutboxSchemaException.class)
                 .hasMessageContaining("does not have the expected shape")
                 .hasMessageContaining("column 'payload' is text; expected [bytea]")
@@ -49,22 +54,24 @@ class SchemaTest extends PostgresTest {
         Outbox outbox = newOutbox();
         outbox.createSchema();
         outbox.createSchema();
-        JdbcOutboxStore defaults =
-                JdbcOutboxStore.create(dataSource, OutboxTable.of(OutboxTable.DEFAULT_NAME), Dialect.POSTGRESQL);
-        assertThat(resource("/db/migration/txoutbox/postgresql/V1__txoutbox_outbox.sql"))
-                .isEqualTo(defaults.render(Dialect.POSTGRESQL.outboxDdl()));
-        assertThat(resource("/db/migration/txoutbox/postgresql/V2__txoutbox_inbox.sql"))
-                .isEqualTo(Dialect.POSTGRESQL
-                        .inboxDdl()
-                        .replace("{table}", "inbox")
-                        .replace("{name}", "inbox"));
+        for (Dialect dialect : Dialect.supported()) {
+            JdbcOutboxStore defaults =
+                    JdbcOutboxStore.create(dataSource(), OutboxTable.of(OutboxTable.DEFAULT_NAME), dialect);
+            String folder = "/db/migration/txoutbox/" + dialect.name() + "/";
+            assertThat(resource(folder + "V1__txoutbox_outbox.sql"))
+                    .as(dialect.name())
+                    .isEqualTo(defaults.render(dialect.outboxDdl()));
+            assertThat(resource(folder + "V2__txoutbox_inbox.sql"))
+                    .as(dialect.name())
+                    .isEqualTo(dialect.inboxDdl().replace("{table}", "inbox").replace("{name}", "inbox"));
+        }
     }
 
     @Test
     void the_migration_file_creates_a_table_the_outbox_accepts() throws Exception {
         String schema = newTable();
         execute("CREATE SCHEMA " + schema);
-        try (Connection c = dataSource.getConnection();
+        try (Connection c = dataSource().getConnection();
                 Statement st = c.createStatement()) {
             st.execute("SET search_path TO " + schema);
             for (String sql : resource("/db/migration/txoutbox/postgresql/V1__txoutbox_outbox.sql")
@@ -73,7 +80,7 @@ class SchemaTest extends PostgresTest {
             }
             st.execute("RESET search_path");
         }
-        Outbox outbox = Outbox.builder(dataSource).table(schema + ".outbox").build();
+        Outbox outbox = Outbox.builder(dataSource()).table(schema + ".outbox").build();
         RecordingPublisher broker = new RecordingPublisher();
         appendCommitted(outbox, event("order.placed", "1"));
         try (Relay relay = outbox.relay(broker).build()) {
@@ -145,14 +152,15 @@ class SchemaTest extends PostgresTest {
     void an_unsupported_database_is_refused_naming_the_supported_ones() {
         assertThatThrownBy(() -> Dialect.named("oracle"))
                 .isInstanceOf(OutboxException.class)
-                .hasMessage("txoutbox.dialect 'oracle' is unknown; supported: [postgresql]");
+                .hasMessage(
+                        "txoutbox.dialect 'oracle' is unknown; supported: [postgresql, mariadb, h2] (mysql is an alias of mariadb)");
     }
 
     @Test
     void tables_may_live_in_another_schema() {
         String schema = newTable();
         execute("CREATE SCHEMA " + schema);
-        Outbox outbox = Outbox.builder(dataSource)
+        Outbox outbox = Outbox.builder(dataSource())
                 .table(schema + ".events")
                 .createSchemaIfMissing(true)
                 .build();

@@ -17,7 +17,12 @@ import org.junit.jupiter.api.Test;
  * Acceptance 9: every validation case throws a clear error naming the field (and the size and limit
  * where there is one) and writes nothing, even when the bad event comes after good ones in a batch.
  */
-class ValidationTest extends PostgresTest {
+class ValidationTest extends DatabaseTest {
+
+    @Override
+    TestDatabase database() {
+        return TestDatabase.POSTGRES;
+    }
 
     @Test
     void missing_event_type_is_rejected() {
@@ -145,11 +150,11 @@ class ValidationTest extends PostgresTest {
     @Test
     void invalid_table_names_are_rejected_before_any_sql() {
         for (String bad : List.of("Outbox", "outbox; drop table x", "1outbox", "out-box", "a".repeat(49))) {
-            assertThatThrownBy(() -> Outbox.builder(dataSource).table(bad).build())
+            assertThatThrownBy(() -> Outbox.builder(dataSource()).table(bad).build())
                     .isInstanceOf(OutboxValidationException.class)
                     .hasMessageStartingWith("txoutbox.table '");
         }
-        assertThatThrownBy(() -> Outbox.builder(dataSource).maxPayloadBytes(0).build())
+        assertThatThrownBy(() -> Outbox.builder(dataSource()).maxPayloadBytes(0).build())
                 .hasMessage("Outbox.Builder.maxPayloadBytes is 0; it must be between 1 and 67108864 (64 MiB)");
     }
 
@@ -161,7 +166,7 @@ class ValidationTest extends PostgresTest {
                 .aggregate("order", "2")
                 .jsonPayload("\"" + "x".repeat(200) + "\"")
                 .build();
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
             assertThatThrownBy(() -> outbox.appendAll(c, List.of(good, good, bad)))
                     .isInstanceOf(OutboxValidationException.class);
@@ -180,7 +185,7 @@ class ValidationTest extends PostgresTest {
 
     private AbstractThrowableAssert<?, ? extends Throwable> assertRejectedAtAppend(Outbox outbox, OutboxEvent event)
             throws Exception {
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
             var thrown =
                     assertThatThrownBy(() -> outbox.append(c, event)).isInstanceOf(OutboxValidationException.class);

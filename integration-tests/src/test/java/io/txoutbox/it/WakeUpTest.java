@@ -18,7 +18,13 @@ import org.junit.jupiter.api.Test;
  * the test's bound if a wake-up delivered it: a PostgreSQL notification, or the in-JVM after-commit
  * signal. After {@code pg_terminate_backend} of the listening connection, the listener comes back.
  */
-class WakeUpTest extends PostgresTest {
+class WakeUpTest extends DatabaseTest {
+
+    @Override
+    TestDatabase database() {
+        return TestDatabase.POSTGRES;
+    }
+
     private static final Duration POLL = Duration.ofMinutes(10);
     private static final Duration BOUND = Duration.ofSeconds(20);
 
@@ -71,7 +77,7 @@ class WakeUpTest extends PostgresTest {
     @Test
     void one_notification_per_appending_transaction_not_per_row() throws Exception {
         Outbox outbox = newOutbox();
-        try (Connection listening = dataSource.getConnection();
+        try (Connection listening = dataSource().getConnection();
                 var st = listening.createStatement()) {
             st.execute("LISTEN txoutbox_" + outbox.table());
             outbox.inTransaction(c -> {
@@ -89,19 +95,19 @@ class WakeUpTest extends PostgresTest {
         }
     }
 
-    private static void appendWithoutSignal(Outbox outbox, String order) throws Exception {
-        try (Connection c = dataSource.getConnection()) {
+    private void appendWithoutSignal(Outbox outbox, String order) throws Exception {
+        try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
             outbox.append(c, event("order.placed", order));
             c.commit();
         }
     }
 
-    private static long listeners(String appName) {
+    private long listeners(String appName) {
         return count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", appName);
     }
 
-    private static long pid(String appName) {
+    private long pid(String appName) {
         return count("SELECT coalesce(max(pid), 0) FROM pg_stat_activity WHERE application_name = ?", appName);
     }
 }

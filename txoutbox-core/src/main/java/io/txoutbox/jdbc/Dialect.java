@@ -10,56 +10,113 @@ import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SQL of one database: data (statement templates) plus the flags the store needs. Templates name
- * the mappable columns and the table with tokens ({@code {table}}, {@code {name}}, {@code {id}}, {@code
- * {aggregate_type}}, {@code {aggregate_id}}, {@code {event_type}}, {@code {payload}}, {@code {channel}})
- * that the store replaces once, with validated identifiers, when it is built.
+ * The SQL of one database: data (statement templates and type names) plus a few flags. PostgreSQL is
+ * the reference; {@link #MARIADB} and {@link #H2} are derived from it and replace only what differs.
+ *
+ * <p>Templates name the table and the mappable columns with tokens that the store replaces once, with
+ * validated identifiers, when it is built: {@code {table}}, {@code {name}}, {@code {channel}}, {@code
+ * {id}}, {@code {aggregate_type}}, {@code {aggregate_id}}, {@code {event_type}}, {@code {payload}};
+ * {@code {now}} is the database clock, {@code {head}} the ordered-mode filter (empty when unordered) and
+ * {@code {ids}} a list of placeholders.
  *
  * @param name the dialect's name, as logged and configured
- * @param outboxDdl the script that creates the outbox table, its indexes and its wake-up trigger
- * @param inboxDdl the script that creates the inbox table
- * @param claim claims a batch: binds now, limit, owner, lease millis
- * @param completeDelete marks a batch, deleting published rows: binds ids, states, times, errors, owner
- *     twice
- * @param completeRetain marks a batch, keeping published rows: binds ids, states, times, errors,
- *     published-at, owner
- * @param release returns an owner's leases: binds owner
- * @param nextDue the earliest due time of unleased pending rows
- * @param stats counts per type and state
- * @param notifySql wakes listening relays: binds the channel; {@code null} where the database cannot
+ * @param outboxDdl creates the outbox table, its indexes (and on PostgreSQL its wake-up trigger)
+ * @param inboxDdl creates the inbox table
+ * @param now the database clock, for leases
+ * @param leaseExpiry the database clock plus a bound number of milliseconds
+ * @param insert appends one event (13 parameters, see the store)
+ * @param claim claims a batch in one statement returning the rows; {@code null} where the database has
+ *     no {@code UPDATE … RETURNING}, and {@link #claimSelect} with {@link #claimUpdate} run in one short
+ *     transaction instead
+ * @param claimSelect selects and locks due rows, skipping locked ones
+ * @param claimUpdate leases the selected rows
+ * @param completeDelete marks a batch in one statement, deleting published rows; {@code null} to mark
+ *     with a short transaction of simple statements
+ * @param completeRetain marks a batch in one statement, keeping published rows; {@code null} likewise
+ * @param purge deletes at most a bound number of published rows older than a bound time
+ * @param notifySql wakes listening relays, binds the channel; {@code null} where the database cannot
  * @param supportsListen whether relays can listen for wake-ups from other writers
- * @param inboxInsert records a processed id unless it is there: binds consumer, event id, time; one row
- *     updated the first time, none for a duplicate
+ * @param inboxInsert records a processed event id (consumer, id, time)
+ * @param inboxInsertIgnoresDuplicates whether {@link #inboxInsert} reports a duplicate as 0 rows; if not,
+ *     a duplicate-key error means the id was seen
+ * @param columnsQuery lists the table's columns and their type names (schema or null, table)
+ * @param upperCaseIdentifiers whether the catalogue stores unquoted identifiers in upper case
+ * @param types the type names each kind of column may have in the catalogue
+ * @param timestamps how times are bound and read
+ * @param uuidAsText whether ids are stored as text rather than a native uuid type
  */
 public record Dialect(
         String name,
         String outboxDdl,
         String inboxDdl,
+        String now,
+        String leaseExpiry,
+        String insert,
         String claim,
+        String claimSelect,
+        String claimUpdate,
         String completeDelete,
         String completeRetain,
-        String release,
-        String nextDue,
-        String stats,
+        String purge,
         String notifySql,
         boolean supportsListen,
-        String inboxInsert) {
+        String inboxInsert,
+        boolean inboxInsertIgnoresDuplicates,
+        String columnsQuery,
+        boolean upperCaseIdentifiers,
+        Map<ColumnKind, Set<String>> types,
+        TimeCodec timestamps,
+        boolean uuidAsText) {
 
     private static final Logger log = LoggerFactory.getLogger(Dialect.class);
 
-    private static final String RETURNING = " RETURNING t.{id}, t.{aggregate_type}, t.{aggregate_id}, t.{event_type},"
-            + " t.event_version, t.{payload}, t.content_type, t.headers::text, t.tenant_id, t.destination,"
-            + " t.created_at, t.attempts, t.max_attempts";
+    /** The kinds of column the schema check knows. */
+    public enum ColumnKind {
+        /** The event id. */
+        UUID,
+        /** Short text. */
+        TEXT,
+        /** The payload. */
+        BYTES,
+        /** A point in time. */
+        TIME,
+        /** A whole number. */
+        INTEGER,
+        /** The headers (a JSON object). */
+        JSON
+    }
 
-    private static final String INPUT = "WITH input AS (SELECT * FROM unnest(?::uuid[], ?::varchar[],"
+    /** How times are stored. */
+    public enum TimeCodec {
+        /** {@code timestamp with time zone}, bound as {@code OffsetDateTime}. */
+        OFFSET,
+        /** A zone-less timestamp holding UTC, bound as {@code LocalDateTime}. */
+        UTC_LOCAL
+    }
+
+    private static final String COLUMNS = "o.{id}, o.{aggregate_type}, o.{aggregate_id}, o.{event_type},"
+            + " o.event_version, o.{payload}, o.content_type, o.headers, o.tenant_id, o.destination,"
+            + " o.created_at, o.attempts, o.max_attempts";
+
+    private static final String DUE = " FROM {table} o WHERE o.status = 'pending' AND o.available_at <= ?"
+            + " AND (o.lease_expires_at IS NULL OR o.lease_expires_at <= {now}){head}"
+            + " ORDER BY o.available_at, o.seq LIMIT ? FOR UPDATE SKIP LOCKED";
+
+    private static final String INSERT_COLUMNS = "INSERT INTO {table} ({id}, {aggregate_type}, {aggregate_id},"
+            + " {event_type}, event_version, {payload}, content_type, headers, tenant_id, destination, created_at,"
+            + " available_at, max_attempts) VALUES ";
+
+    private static final String PG_INPUT = "WITH input AS (SELECT * FROM unnest(?::uuid[], ?::varchar[],"
             + " ?::text[], ?::text[]) AS i(id, status, available_at, error))";
 
-    private static final String UPDATE_MARKED = " UPDATE {table} AS t SET status = i.status,"
+    private static final String PG_UPDATE_MARKED = " UPDATE {table} AS t SET status = i.status,"
             + " available_at = CASE WHEN i.status = 'pending' THEN i.available_at::timestamptz"
             + " ELSE t.available_at END,"
             + " last_error = CASE WHEN i.status = 'published' THEN t.last_error ELSE i.error END,"
@@ -70,43 +127,118 @@ public record Dialect(
             "postgresql",
             resource("postgresql-outbox.sql"),
             resource("postgresql-inbox.sql"),
-            "WITH due AS (SELECT {id} FROM {table} WHERE status = 'pending' AND available_at <= ?"
-                    + " AND (lease_expires_at IS NULL OR lease_expires_at <= now())"
-                    + " ORDER BY available_at, {id} LIMIT ? FOR UPDATE SKIP LOCKED)"
+            "now()",
+            "now() + ? * interval '1 millisecond'",
+            INSERT_COLUMNS + "(?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?)",
+            "WITH due AS (SELECT o.{id}" + DUE + ")"
                     + " UPDATE {table} AS t SET lease_owner = ?,"
                     + " lease_expires_at = now() + ? * interval '1 millisecond', attempts = t.attempts + 1"
-                    + " FROM due WHERE t.{id} = due.{id}" + RETURNING,
-            INPUT
+                    + " FROM due WHERE t.{id} = due.{id}"
+                    + " RETURNING t.{id}, t.{aggregate_type}, t.{aggregate_id}, t.{event_type}, t.event_version,"
+                    + " t.{payload}, t.content_type, t.headers::text, t.tenant_id, t.destination, t.created_at,"
+                    + " t.attempts, t.max_attempts",
+            "SELECT " + COLUMNS + DUE,
+            "UPDATE {table} SET lease_owner = ?, lease_expires_at = {lease_expiry}, attempts = attempts + 1"
+                    + " WHERE {id} IN ({ids})",
+            PG_INPUT
                     + ", deleted AS (DELETE FROM {table} AS t USING input AS i WHERE t.{id} = i.id"
                     + " AND i.status = 'published' AND t.lease_owner = ? RETURNING t.{id})"
-                    + ", updated AS (" + UPDATE_MARKED + " FROM input AS i WHERE t.{id} = i.id"
+                    + ", updated AS (" + PG_UPDATE_MARKED + " FROM input AS i WHERE t.{id} = i.id"
                     + " AND i.status <> 'published' AND t.lease_owner = ? RETURNING t.{id})"
                     + " SELECT {id} FROM deleted UNION ALL SELECT {id} FROM updated",
-            INPUT
-                    + ", updated AS (" + UPDATE_MARKED
+            PG_INPUT
+                    + ", updated AS (" + PG_UPDATE_MARKED
                     + ", published_at = CASE WHEN i.status = 'published' THEN ?::timestamptz"
                     + " ELSE t.published_at END"
                     + " FROM input AS i WHERE t.{id} = i.id AND t.lease_owner = ? RETURNING t.{id})"
                     + " SELECT {id} FROM updated",
-            "UPDATE {table} SET lease_owner = NULL, lease_expires_at = NULL,"
-                    + " attempts = greatest(attempts - 1, 0) WHERE lease_owner = ? AND status = 'pending'",
-            "SELECT min(available_at) FROM {table} WHERE status = 'pending'"
-                    + " AND (lease_expires_at IS NULL OR lease_expires_at <= now())",
-            "SELECT {event_type},"
-                    + " sum(CASE WHEN status = 'pending' AND (lease_expires_at IS NULL"
-                    + " OR lease_expires_at <= now()) THEN 1 ELSE 0 END),"
-                    + " sum(CASE WHEN status = 'pending' AND lease_expires_at > now() THEN 1 ELSE 0 END),"
-                    + " sum(CASE WHEN status = 'pending' AND attempts > 0 AND (lease_expires_at IS NULL"
-                    + " OR lease_expires_at <= now()) THEN 1 ELSE 0 END),"
-                    + " sum(CASE WHEN status = 'dead' THEN 1 ELSE 0 END),"
-                    + " sum(CASE WHEN status = 'published' THEN 1 ELSE 0 END),"
-                    + " min(CASE WHEN status = 'pending' THEN created_at END)"
-                    + " FROM {table} GROUP BY {event_type}",
+            "DELETE FROM {table} WHERE {id} IN (SELECT {id} FROM {table}"
+                    + " WHERE status = 'published' AND published_at < ? LIMIT ?)",
             "SELECT pg_notify(?, '')",
             true,
-            "INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING");
+            "INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            true,
+            "SELECT column_name, udt_name FROM information_schema.columns"
+                    + " WHERE table_schema = COALESCE(?, current_schema()) AND table_name = ?",
+            false,
+            Map.of(
+                    ColumnKind.UUID, Set.of("uuid"),
+                    ColumnKind.TEXT, Set.of("varchar", "text"),
+                    ColumnKind.BYTES, Set.of("bytea"),
+                    ColumnKind.TIME, Set.of("timestamptz"),
+                    ColumnKind.INTEGER, Set.of("int4", "int8"),
+                    ColumnKind.JSON, Set.of("jsonb")),
+            TimeCodec.OFFSET,
+            false);
 
-    private static final List<Dialect> SUPPORTED = List.of(POSTGRESQL);
+    /** MariaDB 10.6 or later, and MySQL 8.0.13 or later: {@code SKIP LOCKED}, no {@code NOTIFY}. */
+    public static final Dialect MARIADB = new Dialect(
+            "mariadb",
+            resource("mariadb-outbox.sql"),
+            resource("mariadb-inbox.sql"),
+            "UTC_TIMESTAMP(6)",
+            "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL ? * 1000 MICROSECOND)",
+            INSERT_COLUMNS + "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            null,
+            POSTGRESQL.claimSelect,
+            POSTGRESQL.claimUpdate,
+            null,
+            null,
+            "DELETE FROM {table} WHERE status = 'published' AND published_at < ? ORDER BY published_at LIMIT ?",
+            null,
+            false,
+            "INSERT IGNORE INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?)",
+            true,
+            "SELECT column_name, data_type FROM information_schema.columns"
+                    + " WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?",
+            false,
+            Map.of(
+                    ColumnKind.UUID, Set.of("char", "uuid", "varchar"),
+                    ColumnKind.TEXT, Set.of("varchar", "text", "mediumtext", "longtext"),
+                    ColumnKind.BYTES, Set.of("longblob", "mediumblob", "blob"),
+                    ColumnKind.TIME, Set.of("datetime", "timestamp"),
+                    ColumnKind.INTEGER, Set.of("int", "bigint"),
+                    ColumnKind.JSON, Set.of("longtext", "mediumtext", "text", "json")),
+            TimeCodec.UTC_LOCAL,
+            true);
+
+    /** H2 2.2 or later, for embedded use and fast tests: {@code SKIP LOCKED}, no {@code NOTIFY}. */
+    public static final Dialect H2 = new Dialect(
+            "h2",
+            resource("h2-outbox.sql"),
+            resource("h2-inbox.sql"),
+            "CURRENT_TIMESTAMP",
+            "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)",
+            MARIADB.insert,
+            null,
+            POSTGRESQL.claimSelect,
+            POSTGRESQL.claimUpdate,
+            null,
+            null,
+            POSTGRESQL.purge,
+            null,
+            false,
+            "INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?)",
+            false,
+            "SELECT column_name, data_type FROM information_schema.columns"
+                    + " WHERE table_schema = COALESCE(UPPER(?), CURRENT_SCHEMA) AND table_name = UPPER(?)",
+            true,
+            Map.of(
+                    ColumnKind.UUID, Set.of("uuid"),
+                    ColumnKind.TEXT, Set.of("character varying", "character large object"),
+                    ColumnKind.BYTES, Set.of("binary large object", "binary varying"),
+                    ColumnKind.TIME, Set.of("timestamp with time zone"),
+                    ColumnKind.INTEGER, Set.of("integer", "bigint"),
+                    ColumnKind.JSON, Set.of("character large object", "character varying", "json")),
+            TimeCodec.OFFSET,
+            false);
+
+    private static final List<Dialect> SUPPORTED = List.of(POSTGRESQL, MARIADB, H2);
+
+    /** Copies the type map. */
+    public Dialect {
+        types = Map.copyOf(types);
+    }
 
     /**
      * Picks the dialect of the database behind a data source, and logs what it picked.
@@ -120,7 +252,8 @@ public record Dialect(
             DatabaseMetaData meta = connection.getMetaData();
             String product = meta.getDatabaseProductName();
             String version = meta.getDatabaseProductVersion();
-            Dialect dialect = forProduct(product, meta.getDatabaseMajorVersion());
+            Dialect dialect =
+                    forProduct(product, version, meta.getDatabaseMajorVersion(), meta.getDatabaseMinorVersion());
             log.info("txoutbox: detected {} {}; using the {} dialect", product, version, dialect.name());
             return dialect;
         } catch (SQLException e) {
@@ -128,32 +261,57 @@ public record Dialect(
         }
     }
 
-    static Dialect forProduct(String product, int majorVersion) {
+    static Dialect forProduct(String product, String version, int major, int minor) {
         String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
+        String v = version == null ? "" : version.toLowerCase(Locale.ROOT);
         if (p.contains("postgresql")) {
-            if (majorVersion < 14) {
-                throw new OutboxException(
-                        "txoutbox needs PostgreSQL 14 or later; the database is " + product + " " + majorVersion);
-            }
+            require(major >= 14, product, version, "PostgreSQL 14 or later");
             return POSTGRESQL;
         }
-        throw new OutboxException("txoutbox does not support the database '" + product + "'; supported: "
-                + SUPPORTED.stream().map(Dialect::name).toList() + " (PostgreSQL 14 or later)");
+        if (p.contains("mariadb") || (p.contains("mysql") && v.contains("mariadb"))) {
+            require(major > 10 || (major == 10 && minor >= 6), product, version, "MariaDB 10.6 or later");
+            return MARIADB;
+        }
+        if (p.contains("mysql")) {
+            require(major >= 8, product, version, "MySQL 8.0.13 or later");
+            return MARIADB;
+        }
+        if (p.equals("h2")) {
+            require(major >= 2, product, version, "H2 2.2 or later");
+            return H2;
+        }
+        throw new OutboxException("txoutbox does not support the database '" + product + " " + version
+                + "'; supported: PostgreSQL 14+, MariaDB 10.6+, MySQL 8.0.13+, H2 2.2+ (dialects "
+                + SUPPORTED.stream().map(Dialect::name).toList() + ")");
+    }
+
+    private static void require(boolean ok, String product, String version, String needed) {
+        if (!ok) {
+            throw new OutboxException("txoutbox needs " + needed + "; the database is " + product + " " + version);
+        }
     }
 
     /**
-     * @param name a dialect name, for example {@code postgresql}
+     * @param name a dialect name: {@code postgresql}, {@code mariadb} (also for MySQL) or {@code h2}
      * @return the dialect
      * @throws OutboxException naming the supported dialects when the name is unknown
      */
     public static Dialect named(String name) {
+        if ("mysql".equalsIgnoreCase(name)) {
+            return MARIADB;
+        }
         for (Dialect d : SUPPORTED) {
             if (d.name.equalsIgnoreCase(name)) {
                 return d;
             }
         }
         throw new OutboxException("txoutbox.dialect '" + name + "' is unknown; supported: "
-                + SUPPORTED.stream().map(Dialect::name).toList());
+                + SUPPORTED.stream().map(Dialect::name).toList() + " (mysql is an alias of mariadb)");
+    }
+
+    /** @return the dialects this version supports */
+    public static List<Dialect> supported() {
+        return SUPPORTED;
     }
 
     private static String resource(String file) {
@@ -165,5 +323,10 @@ public record Dialect(
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    @Override
+    public String toString() {
+        return "Dialect[" + name + "]";
     }
 }

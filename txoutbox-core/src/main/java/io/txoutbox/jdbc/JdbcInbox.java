@@ -19,6 +19,7 @@ public final class JdbcInbox implements Inbox {
     private final String consumer;
     private final InstantSource clock;
     private final String insertSql;
+    private final Binder bind;
 
     /**
      * @param dataSource where the table lives
@@ -34,6 +35,7 @@ public final class JdbcInbox implements Inbox {
         this.consumer = consumer;
         this.clock = clock;
         this.insertSql = render(dialect.inboxInsert());
+        this.bind = new Binder(dialect);
     }
 
     private String render(String template) {
@@ -48,10 +50,13 @@ public final class JdbcInbox implements Inbox {
         }
         try (PreparedStatement ps = connection.prepareStatement(insertSql)) {
             ps.setString(1, consumer);
-            ps.setObject(2, eventId);
-            ps.setObject(3, JdbcOutboxStore.odt(clock.instant()));
+            bind.setId(ps, 2, eventId);
+            bind.setTime(ps, 3, clock.instant());
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
+            if (!dialect.inboxInsertIgnoresDuplicates() && "23505".equals(e.getSQLState())) {
+                return false;
+            }
             throw SqlExceptions.translate("inbox mark", table.qualifiedName(), e);
         }
     }
@@ -65,7 +70,7 @@ public final class JdbcInbox implements Inbox {
                 c.setAutoCommit(true);
             }
             ps.setString(1, consumer);
-            ps.setObject(2, JdbcOutboxStore.odt(clock.instant().minus(age)));
+            bind.setTime(ps, 2, clock.instant().minus(age));
             return ps.executeUpdate();
         } catch (SQLException e) {
             throw SqlExceptions.translate("inbox purge", table.qualifiedName(), e);
@@ -88,21 +93,22 @@ public final class JdbcInbox implements Inbox {
      */
     public void validateSchema() {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM information_schema.columns"
-                        + " WHERE table_schema = COALESCE(?, current_schema()) AND table_name = ?"
-                        + " AND column_name IN ('consumer', 'event_id', 'processed_at')")) {
+                PreparedStatement ps = c.prepareStatement(dialect.columnsQuery())) {
             ps.setString(1, table.schema());
             ps.setString(2, table.name());
+            java.util.Set<String> names = new java.util.HashSet<>();
             try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                if (rs.getInt(1) != 3) {
-                    throw new OutboxSchemaException(
-                            table.qualifiedName(),
-                            "txoutbox: the inbox table '" + table.qualifiedName() + "' is missing or lacks the"
-                                    + " columns consumer, event_id, processed_at. Create it with"
-                                    + " Inbox.Builder.createSchemaIfMissing(true) or the migration"
-                                    + " db/migration/txoutbox/" + dialect.name() + "/V2__txoutbox_inbox.sql");
+                while (rs.next()) {
+                    names.add(rs.getString(1).toLowerCase(java.util.Locale.ROOT));
                 }
+            }
+            if (!names.containsAll(java.util.List.of("consumer", "event_id", "processed_at"))) {
+                throw new OutboxSchemaException(
+                        table.qualifiedName(),
+                        "txoutbox: the inbox table '" + table.qualifiedName() + "' is missing or lacks the"
+                                + " columns consumer, event_id, processed_at. Create it with"
+                                + " Inbox.Builder.createSchemaIfMissing(true) or the migration"
+                                + " db/migration/txoutbox/" + dialect.name() + "/V2__txoutbox_inbox.sql");
             }
         } catch (SQLException e) {
             throw SqlExceptions.translate("inbox schema check", table.qualifiedName(), e);

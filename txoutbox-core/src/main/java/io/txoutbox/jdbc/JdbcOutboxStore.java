@@ -1,16 +1,19 @@
 package io.txoutbox.jdbc;
 
 import io.txoutbox.DeadEvent;
+import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.DeadQuery;
 import io.txoutbox.DeadSelector;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxSchemaException;
 import io.txoutbox.OutboxStats;
 import io.txoutbox.OutboxStats.TypeStats;
+import io.txoutbox.jdbc.Dialect.ColumnKind;
 import io.txoutbox.spi.ClaimResult;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Completion;
 import io.txoutbox.spi.OutboxStore;
+import io.txoutbox.spi.Outcome;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,8 +21,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -49,14 +50,14 @@ public final class JdbcOutboxStore implements OutboxStore {
     /** Longest error text kept in {@code last_error}. */
     static final int MAX_ERROR_CHARS = 4_000;
 
-    /** Every column this version reads or writes, with the type families it accepts. */
-    private static final Map<String, Set<String>> FIXED_COLUMNS = fixedColumns();
-
     private final DataSource dataSource;
     private final OutboxTable table;
     private final Dialect dialect;
+    private final DeadHeadPolicy ordered;
+    private final Binder bind;
     private final String insertSql;
     private final String claimSql;
+    private final String claimSelectSql;
     private final String completeDeleteSql;
     private final String completeRetainSql;
     private final String releaseSql;
@@ -64,19 +65,33 @@ public final class JdbcOutboxStore implements OutboxStore {
     private final String statsSql;
     private final List<Runnable> subscribers = new CopyOnWriteArrayList<>();
 
-    private JdbcOutboxStore(DataSource dataSource, OutboxTable table, Dialect dialect) {
+    private JdbcOutboxStore(DataSource dataSource, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
         this.dataSource = dataSource;
         this.table = table;
         this.dialect = dialect;
-        this.insertSql = render("INSERT INTO {table} ({id}, {aggregate_type}, {aggregate_id}, {event_type},"
-                + " event_version, {payload}, content_type, headers, tenant_id, destination, created_at,"
-                + " available_at, max_attempts) VALUES (?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?)");
-        this.claimSql = render(dialect.claim());
-        this.completeDeleteSql = render(dialect.completeDelete());
-        this.completeRetainSql = render(dialect.completeRetain());
-        this.releaseSql = render(dialect.release());
-        this.nextDueSql = render(dialect.nextDue());
-        this.statsSql = render(dialect.stats());
+        this.ordered = ordered;
+        this.bind = new Binder(dialect);
+        this.insertSql = render(dialect.insert());
+        this.claimSql = dialect.claim() == null ? null : render(dialect.claim());
+        this.claimSelectSql = render(dialect.claimSelect());
+        this.completeDeleteSql = dialect.completeDelete() == null ? null : render(dialect.completeDelete());
+        this.completeRetainSql = dialect.completeRetain() == null ? null : render(dialect.completeRetain());
+        this.releaseSql = render("UPDATE {table} SET lease_owner = NULL, lease_expires_at = NULL,"
+                + " attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END"
+                + " WHERE lease_owner = ? AND status = 'pending'");
+        // In ordered mode only heads count: a due event behind a retrying or dead head is not due.
+        this.nextDueSql = render("SELECT min(o.available_at) FROM {table} o WHERE o.status = 'pending'"
+                + " AND (o.lease_expires_at IS NULL OR o.lease_expires_at <= {now}){head}");
+        this.statsSql = render("SELECT {event_type},"
+                + " sum(CASE WHEN status = 'pending' AND (lease_expires_at IS NULL"
+                + " OR lease_expires_at <= {now}) THEN 1 ELSE 0 END),"
+                + " sum(CASE WHEN status = 'pending' AND lease_expires_at > {now} THEN 1 ELSE 0 END),"
+                + " sum(CASE WHEN status = 'pending' AND attempts > 0 AND (lease_expires_at IS NULL"
+                + " OR lease_expires_at <= {now}) THEN 1 ELSE 0 END),"
+                + " sum(CASE WHEN status = 'dead' THEN 1 ELSE 0 END),"
+                + " sum(CASE WHEN status = 'published' THEN 1 ELSE 0 END),"
+                + " min(CASE WHEN status = 'pending' THEN created_at END)"
+                + " FROM {table} GROUP BY {event_type}");
     }
 
     /**
@@ -84,13 +99,30 @@ public final class JdbcOutboxStore implements OutboxStore {
      *     as long as a relay listens, on PostgreSQL)
      * @param table the table and its column names
      * @param dialect the database's SQL
-     * @return the store
+     * @return an unordered store
      */
     public static JdbcOutboxStore create(DataSource dataSource, OutboxTable table, Dialect dialect) {
+        return create(dataSource, table, dialect, null);
+    }
+
+    /**
+     * @param dataSource where the table lives
+     * @param table the table and its column names
+     * @param dialect the database's SQL
+     * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
+     * @return the store
+     */
+    public static JdbcOutboxStore create(
+            DataSource dataSource, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource is required");
         }
-        return new JdbcOutboxStore(dataSource, table, dialect);
+        return new JdbcOutboxStore(dataSource, table, dialect, ordered);
+    }
+
+    /** @return the dead-head policy of ordered mode, or {@code null} when unordered */
+    public DeadHeadPolicy ordered() {
+        return ordered;
     }
 
     /** @return the dialect this store speaks */
@@ -116,7 +148,15 @@ public final class JdbcOutboxStore implements OutboxStore {
      */
     public String render(String template) {
         OutboxTable.Columns c = table.columns();
-        return template.replace("{table}", table.qualifiedName())
+        String head = ordered == null
+                ? ""
+                : " AND NOT EXISTS (SELECT 1 FROM {table} p WHERE p.{aggregate_type} = o.{aggregate_type}"
+                        + " AND p.{aggregate_id} = o.{aggregate_id} AND p.seq < o.seq AND p.status IN ("
+                        + (ordered == DeadHeadPolicy.BLOCK ? "'pending', 'dead'" : "'pending'") + "))";
+        return template.replace("{head}", head)
+                .replace("{lease_expiry}", dialect.leaseExpiry())
+                .replace("{now}", dialect.now())
+                .replace("{table}", table.qualifiedName())
                 .replace("{name}", table.derivedPrefix())
                 .replace("{channel}", table.channel())
                 .replace("{id}", c.id())
@@ -135,7 +175,7 @@ public final class JdbcOutboxStore implements OutboxStore {
             for (OutboxEvent e : events) {
                 Instant availableAt =
                         e.availableAt() != null ? e.availableAt() : e.delay() != null ? now.plus(e.delay()) : now;
-                ps.setObject(1, e.id());
+                bind.setId(ps, 1, e.id());
                 ps.setString(2, e.aggregateType());
                 ps.setString(3, e.aggregateId());
                 ps.setString(4, e.eventType());
@@ -145,8 +185,8 @@ public final class JdbcOutboxStore implements OutboxStore {
                 ps.setString(8, HeadersJson.write(e.headers()));
                 ps.setString(9, e.tenantId());
                 ps.setString(10, e.destination());
-                ps.setObject(11, odt(now));
-                ps.setObject(12, odt(availableAt));
+                bind.setTime(ps, 11, now);
+                bind.setTime(ps, 12, availableAt);
                 if (e.maxAttempts() == null) {
                     ps.setNull(13, java.sql.Types.INTEGER);
                 } else {
@@ -168,32 +208,66 @@ public final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public ClaimResult claim(String owner, int limit, Duration lease, Instant now) {
-        return withConnection("claim", c -> {
-            List<ClaimedEvent> events = new ArrayList<>(limit);
-            Map<UUID, String> unreadable = new HashMap<>();
-            try (PreparedStatement ps = c.prepareStatement(claimSql)) {
-                ps.setObject(1, odt(now));
-                ps.setInt(2, limit);
-                ps.setString(3, owner);
-                ps.setLong(4, lease.toMillis());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        UUID id = rs.getObject(1, UUID.class);
-                        try {
-                            events.add(readClaimed(id, rs));
-                        } catch (IllegalArgumentException | SQLException bad) {
-                            unreadable.put(id, "unreadable row: " + bad.getMessage());
-                        }
+        if (claimSql != null) {
+            return withConnection("claim", c -> {
+                try (PreparedStatement ps = c.prepareStatement(claimSql)) {
+                    bind.setTime(ps, 1, now);
+                    ps.setInt(2, limit);
+                    ps.setString(3, owner);
+                    ps.setLong(4, lease.toMillis());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        return readClaim(rs, limit, 0);
                     }
                 }
+            });
+        }
+        return inTransaction("claim", c -> {
+            ClaimResult claimed;
+            try (PreparedStatement ps = c.prepareStatement(claimSelectSql)) {
+                bind.setTime(ps, 1, now);
+                ps.setInt(2, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    claimed = readClaim(rs, limit, 1);
+                }
             }
-            events.sort(Comparator.comparing(ClaimedEvent::createdAt).thenComparing(ClaimedEvent::id));
-            return events.isEmpty() && unreadable.isEmpty() ? ClaimResult.EMPTY : new ClaimResult(events, unreadable);
+            if (claimed.size() == 0) {
+                return claimed;
+            }
+            List<UUID> ids = new ArrayList<>(claimed.size());
+            claimed.events().forEach(e -> ids.add(e.id()));
+            ids.addAll(claimed.unreadable().keySet());
+            try (PreparedStatement ps = c.prepareStatement(
+                    render(dialect.claimUpdate()).replace("{ids}", Binder.placeholders(ids.size())))) {
+                ps.setString(1, owner);
+                ps.setLong(2, lease.toMillis());
+                int i = 3;
+                for (UUID id : ids) {
+                    bind.setId(ps, i++, id);
+                }
+                ps.executeUpdate();
+            }
+            return claimed;
         });
     }
 
-    private static ClaimedEvent readClaimed(UUID id, ResultSet rs) throws SQLException {
-        OffsetDateTime created = rs.getObject(11, OffsetDateTime.class);
+    /** @param attemptOffset 0 when the rows already show the counted attempt, 1 when read before it */
+    private ClaimResult readClaim(ResultSet rs, int limit, int attemptOffset) throws SQLException {
+        List<ClaimedEvent> events = new ArrayList<>(limit);
+        Map<UUID, String> unreadable = new HashMap<>();
+        while (rs.next()) {
+            UUID id = bind.getId(rs, 1);
+            try {
+                events.add(readClaimed(id, rs, attemptOffset));
+            } catch (IllegalArgumentException | SQLException bad) {
+                unreadable.put(id, "unreadable row: " + bad.getMessage());
+            }
+        }
+        events.sort(Comparator.comparing(ClaimedEvent::createdAt).thenComparing(ClaimedEvent::id));
+        return events.isEmpty() && unreadable.isEmpty() ? ClaimResult.EMPTY : new ClaimResult(events, unreadable);
+    }
+
+    private ClaimedEvent readClaimed(UUID id, ResultSet rs, int attemptOffset) throws SQLException {
+        Instant created = bind.getTime(rs, 11);
         int maxAttempts = rs.getInt(13);
         boolean noMax = rs.wasNull();
         return new ClaimedEvent(
@@ -207,8 +281,8 @@ public final class JdbcOutboxStore implements OutboxStore {
                 HeadersJson.read(rs.getString(8)),
                 rs.getString(9),
                 rs.getString(10),
-                created == null ? Instant.EPOCH : created.toInstant(),
-                rs.getInt(12),
+                created == null ? Instant.EPOCH : created,
+                rs.getInt(12) + attemptOffset,
                 noMax ? null : maxAttempts);
     }
 
@@ -217,45 +291,126 @@ public final class JdbcOutboxStore implements OutboxStore {
         if (completions.isEmpty()) {
             return Set.of();
         }
-        return withConnection("complete", c -> {
-            int n = completions.size();
-            UUID[] ids = new UUID[n];
-            String[] states = new String[n];
-            String[] times = new String[n];
-            String[] errors = new String[n];
-            for (int i = 0; i < n; i++) {
-                Completion done = completions.get(i);
-                ids[i] = done.id();
-                states[i] = switch (done.outcome()) {
-                    case PUBLISHED -> "published";
-                    case RETRY -> "pending";
-                    case DEAD -> "dead";
-                };
-                times[i] =
-                        done.availableAt() == null ? null : done.availableAt().toString();
-                errors[i] = truncate(done.error());
+        String oneStatement = retainPublished ? completeRetainSql : completeDeleteSql;
+        if (oneStatement != null) {
+            return withConnection("complete", c -> completeInOneStatement(c, oneStatement, owner, completions, now));
+        }
+        return inTransaction("complete", c -> completeStepByStep(c, owner, completions, now, retainPublished));
+    }
+
+    private Set<UUID> completeInOneStatement(
+            Connection c, String sql, String owner, List<Completion> completions, Instant now) throws SQLException {
+        int n = completions.size();
+        UUID[] ids = new UUID[n];
+        String[] states = new String[n];
+        String[] times = new String[n];
+        String[] errors = new String[n];
+        for (int i = 0; i < n; i++) {
+            Completion done = completions.get(i);
+            ids[i] = done.id();
+            states[i] = state(done.outcome());
+            times[i] = done.availableAt() == null ? null : done.availableAt().toString();
+            errors[i] = truncate(done.error());
+        }
+        Set<UUID> marked = new HashSet<>(n * 2);
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setArray(1, c.createArrayOf("uuid", ids));
+            ps.setArray(2, c.createArrayOf("varchar", states));
+            ps.setArray(3, c.createArrayOf("text", times));
+            ps.setArray(4, c.createArrayOf("text", errors));
+            if (sql == completeRetainSql) {
+                ps.setString(5, now.toString());
+                ps.setString(6, owner);
+            } else {
+                ps.setString(5, owner);
+                ps.setString(6, owner);
             }
-            Set<UUID> marked = new HashSet<>(n * 2);
-            try (PreparedStatement ps = c.prepareStatement(retainPublished ? completeRetainSql : completeDeleteSql)) {
-                ps.setArray(1, c.createArrayOf("uuid", ids));
-                ps.setArray(2, c.createArrayOf("varchar", states));
-                ps.setArray(3, c.createArrayOf("text", times));
-                ps.setArray(4, c.createArrayOf("text", errors));
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    marked.add(bind.getId(rs, 1));
+                }
+            }
+        }
+        return marked;
+    }
+
+    /**
+     * Where one statement cannot mark a batch: lock the rows this owner still holds, then delete (or
+     * keep) the published ones with one statement and update the others one by one, in one transaction.
+     */
+    private Set<UUID> completeStepByStep(
+            Connection c, String owner, List<Completion> completions, Instant now, boolean retainPublished)
+            throws SQLException {
+        Set<UUID> owned = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement(
+                render("SELECT {id} FROM {table} WHERE {id} IN ({ids})" + " AND lease_owner = ? FOR UPDATE")
+                        .replace("{ids}", Binder.placeholders(completions.size())))) {
+            int i = 1;
+            for (Completion done : completions) {
+                bind.setId(ps, i++, done.id());
+            }
+            ps.setString(i, owner);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    owned.add(bind.getId(rs, 1));
+                }
+            }
+        }
+        List<UUID> published = new ArrayList<>();
+        List<Completion> others = new ArrayList<>();
+        for (Completion done : completions) {
+            if (!owned.contains(done.id())) {
+                continue;
+            }
+            if (done.outcome() == Outcome.PUBLISHED) {
+                published.add(done.id());
+            } else {
+                others.add(done);
+            }
+        }
+        if (!published.isEmpty()) {
+            String sql = retainPublished
+                    ? "UPDATE {table} SET status = 'published', published_at = ?, lease_owner = NULL,"
+                            + " lease_expires_at = NULL WHERE {id} IN ({ids})"
+                    : "DELETE FROM {table} WHERE {id} IN ({ids})";
+            try (PreparedStatement ps =
+                    c.prepareStatement(render(sql).replace("{ids}", Binder.placeholders(published.size())))) {
+                int i = 1;
                 if (retainPublished) {
-                    ps.setString(5, now.toString());
-                    ps.setString(6, owner);
-                } else {
-                    ps.setString(5, owner);
-                    ps.setString(6, owner);
+                    bind.setTime(ps, i++, now);
                 }
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        marked.add(rs.getObject(1, UUID.class));
+                for (UUID id : published) {
+                    bind.setId(ps, i++, id);
+                }
+                ps.executeUpdate();
+            }
+        }
+        if (!others.isEmpty()) {
+            try (PreparedStatement ps = c.prepareStatement(render("UPDATE {table} SET status = ?,"
+                    + " available_at = COALESCE(?, available_at), last_error = ?, lease_owner = NULL,"
+                    + " lease_expires_at = NULL WHERE {id} = ?"))) {
+                for (Completion done : others) {
+                    ps.setString(1, state(done.outcome()));
+                    if (done.availableAt() == null) {
+                        ps.setNull(2, java.sql.Types.TIMESTAMP_WITH_TIMEZONE);
+                    } else {
+                        bind.setTime(ps, 2, done.availableAt());
                     }
+                    ps.setString(3, truncate(done.error()));
+                    bind.setId(ps, 4, done.id());
+                    ps.executeUpdate();
                 }
             }
-            return marked;
-        });
+        }
+        return owned;
+    }
+
+    private static String state(Outcome outcome) {
+        return switch (outcome) {
+            case PUBLISHED -> "published";
+            case RETRY -> "pending";
+            case DEAD -> "dead";
+        };
     }
 
     @Override
@@ -274,8 +429,7 @@ public final class JdbcOutboxStore implements OutboxStore {
             try (Statement st = c.createStatement();
                     ResultSet rs = st.executeQuery(nextDueSql)) {
                 rs.next();
-                OffsetDateTime due = rs.getObject(1, OffsetDateTime.class);
-                return Optional.ofNullable(due).map(OffsetDateTime::toInstant);
+                return Optional.ofNullable(bind.getTime(rs, 1));
             }
         });
     }
@@ -301,29 +455,57 @@ public final class JdbcOutboxStore implements OutboxStore {
                     retrying += t.retrying();
                     dead += t.dead();
                     published += t.published();
-                    OffsetDateTime typeOldest = rs.getObject(7, OffsetDateTime.class);
-                    if (typeOldest != null
-                            && (oldest == null || typeOldest.toInstant().isBefore(oldest))) {
-                        oldest = typeOldest.toInstant();
+                    Instant typeOldest = bind.getTime(rs, 7);
+                    if (typeOldest != null && (oldest == null || typeOldest.isBefore(oldest))) {
+                        oldest = typeOldest;
                     }
                 }
             }
+            long blockedAggregates = 0;
+            long blockedEvents = 0;
+            if (ordered == DeadHeadPolicy.BLOCK && dead > 0) {
+                blockedAggregates = count(
+                        c,
+                        "SELECT count(*) FROM (SELECT DISTINCT d.{aggregate_type}, d.{aggregate_id}"
+                                + " FROM {table} d WHERE d.status = 'dead' AND EXISTS (SELECT 1 FROM {table} p"
+                                + " WHERE p.{aggregate_type} = d.{aggregate_type} AND p.{aggregate_id} = d.{aggregate_id}"
+                                + " AND p.status = 'pending' AND p.seq > d.seq)) blocked");
+                blockedEvents = count(
+                        c,
+                        "SELECT count(*) FROM {table} p WHERE p.status = 'pending' AND EXISTS"
+                                + " (SELECT 1 FROM {table} d WHERE d.{aggregate_type} = p.{aggregate_type}"
+                                + " AND d.{aggregate_id} = p.{aggregate_id} AND d.status = 'dead' AND d.seq < p.seq)");
+            }
             Duration age = oldest == null || oldest.isAfter(now) ? Duration.ZERO : Duration.between(oldest, now);
-            return new OutboxStats(pending, inFlight, retrying, dead, published, age, byType);
+            return new OutboxStats(
+                    pending, inFlight, retrying, dead, published, age, byType, blockedAggregates, blockedEvents);
         });
+    }
+
+    private long count(Connection c, String template) throws SQLException {
+        try (Statement st = c.createStatement();
+                ResultSet rs = st.executeQuery(render(template))) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     @Override
     public List<DeadEvent> listDead(DeadQuery query) {
-        StringBuilder sql = new StringBuilder(render("SELECT {id}, {aggregate_type}, {aggregate_id}, {event_type},"
-                + " event_version, tenant_id, attempts, last_error, created_at FROM {table} WHERE status = 'dead'"));
+        String heldBack = ordered == DeadHeadPolicy.BLOCK
+                ? "(SELECT count(*) FROM {table} p WHERE p.{aggregate_type} = d.{aggregate_type}"
+                        + " AND p.{aggregate_id} = d.{aggregate_id} AND p.status = 'pending' AND p.seq > d.seq)"
+                : "0";
+        StringBuilder sql = new StringBuilder(render("SELECT d.{id}, d.{aggregate_type}, d.{aggregate_id},"
+                + " d.{event_type}, d.event_version, d.tenant_id, d.attempts, d.last_error, d.created_at, " + heldBack
+                + " FROM {table} d WHERE d.status = 'dead'"));
         if (query.eventType() != null) {
-            sql.append(render(" AND {event_type} = ?"));
+            sql.append(render(" AND d.{event_type} = ?"));
         }
         if (query.after() != null) {
-            sql.append(render(" AND {id} > ?"));
+            sql.append(render(" AND d.{id} > ?"));
         }
-        sql.append(render(" ORDER BY {id} LIMIT ?"));
+        sql.append(render(" ORDER BY d.{id} LIMIT ?"));
         return withConnection("list dead", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
                 int i = 1;
@@ -331,15 +513,14 @@ public final class JdbcOutboxStore implements OutboxStore {
                     ps.setString(i++, query.eventType());
                 }
                 if (query.after() != null) {
-                    ps.setObject(i++, query.after());
+                    bind.setId(ps, i++, query.after());
                 }
                 ps.setInt(i, query.limit());
                 List<DeadEvent> page = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        OffsetDateTime created = rs.getObject(9, OffsetDateTime.class);
                         page.add(new DeadEvent(
-                                rs.getObject(1, UUID.class),
+                                bind.getId(rs, 1),
                                 rs.getString(2),
                                 rs.getString(3),
                                 rs.getString(4),
@@ -347,7 +528,8 @@ public final class JdbcOutboxStore implements OutboxStore {
                                 rs.getString(6),
                                 rs.getInt(7),
                                 rs.getString(8),
-                                created == null ? null : created.toInstant()));
+                                bind.getTime(rs, 9),
+                                rs.getLong(10)));
                     }
                 }
                 return page;
@@ -362,8 +544,8 @@ public final class JdbcOutboxStore implements OutboxStore {
                 + selectorSql(selector);
         int revived = withConnection("revive", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
-                ps.setObject(1, odt(now));
-                bindSelector(c, ps, 2, selector);
+                bind.setTime(ps, 1, now);
+                bindSelector(ps, 2, selector);
                 int n = ps.executeUpdate();
                 if (n > 0 && dialect.notifySql() != null) {
                     try (PreparedStatement notify = c.prepareStatement(dialect.notifySql())) {
@@ -385,7 +567,7 @@ public final class JdbcOutboxStore implements OutboxStore {
         String sql = render("DELETE FROM {table} WHERE status = 'dead'") + selectorSql(selector);
         return withConnection("delete dead", c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
-                bindSelector(c, ps, 1, selector);
+                bindSelector(ps, 1, selector);
                 return ps.executeUpdate();
             }
         });
@@ -394,7 +576,11 @@ public final class JdbcOutboxStore implements OutboxStore {
     private String selectorSql(DeadSelector selector) {
         StringBuilder sql = new StringBuilder();
         if (selector.ids() != null) {
-            sql.append(render(" AND {id} = ANY(?)"));
+            sql.append(
+                    selector.ids().isEmpty()
+                            ? " AND 1 = 0"
+                            : render(" AND {id} IN ("
+                                    + Binder.placeholders(selector.ids().size()) + ")"));
         }
         if (selector.eventType() != null) {
             sql.append(render(" AND {event_type} = ?"));
@@ -402,11 +588,12 @@ public final class JdbcOutboxStore implements OutboxStore {
         return sql.toString();
     }
 
-    private static void bindSelector(Connection c, PreparedStatement ps, int first, DeadSelector selector)
-            throws SQLException {
+    private void bindSelector(PreparedStatement ps, int first, DeadSelector selector) throws SQLException {
         int i = first;
         if (selector.ids() != null) {
-            ps.setArray(i++, c.createArrayOf("uuid", selector.ids().toArray(new UUID[0])));
+            for (UUID id : selector.ids()) {
+                bind.setId(ps, i++, id);
+            }
         }
         if (selector.eventType() != null) {
             ps.setString(i, selector.eventType());
@@ -415,13 +602,12 @@ public final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public int purgePublished(Instant olderThan, int batchSize) {
-        String sql = render("DELETE FROM {table} WHERE {id} IN (SELECT {id} FROM {table}"
-                + " WHERE status = 'published' AND published_at < ? LIMIT ?)");
+        String sql = render(dialect.purge());
         int total = 0;
         while (true) {
             int deleted = withConnection("purge", c -> {
                 try (PreparedStatement ps = c.prepareStatement(sql)) {
-                    ps.setObject(1, odt(olderThan));
+                    bind.setTime(ps, 1, olderThan);
                     ps.setInt(2, batchSize);
                     return ps.executeUpdate();
                 }
@@ -471,23 +657,7 @@ public final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public void validateSchema() {
-        Map<String, String> actual = withConnection("schema check", c -> {
-            Map<String, String> columns = new LinkedHashMap<>();
-            try (PreparedStatement ps =
-                    c.prepareStatement("SELECT column_name, udt_name FROM information_schema.columns"
-                            + " WHERE table_schema = COALESCE(?, current_schema()) AND table_name = ?")) {
-                ps.setString(1, table.schema());
-                ps.setString(2, table.name());
-                try (ResultSet rs = ps.executeQuery()) {
-                    while (rs.next()) {
-                        columns.put(
-                                rs.getString(1).toLowerCase(Locale.ROOT),
-                                rs.getString(2).toLowerCase(Locale.ROOT));
-                    }
-                }
-            }
-            return columns;
-        });
+        Map<String, String> actual = columns(table);
         if (actual.isEmpty()) {
             throw new OutboxSchemaException(
                     table(),
@@ -496,21 +666,24 @@ public final class JdbcOutboxStore implements OutboxStore {
                             + " db/migration/txoutbox/" + dialect.name() + "/V1__txoutbox_outbox.sql"
                             + " (txoutbox.table)");
         }
-        Map<String, Set<String>> expected = new LinkedHashMap<>();
+        Map<String, ColumnKind> expected = new LinkedHashMap<>();
         OutboxTable.Columns c = table.columns();
-        expected.put(c.id(), Set.of("uuid"));
-        expected.put(c.aggregateType(), Set.of("varchar", "text"));
-        expected.put(c.aggregateId(), Set.of("varchar", "text"));
-        expected.put(c.eventType(), Set.of("varchar", "text"));
-        expected.put(c.payload(), Set.of("bytea"));
+        expected.put(c.id(), ColumnKind.UUID);
+        expected.put("seq", ColumnKind.INTEGER);
+        expected.put(c.aggregateType(), ColumnKind.TEXT);
+        expected.put(c.aggregateId(), ColumnKind.TEXT);
+        expected.put(c.eventType(), ColumnKind.TEXT);
+        expected.put(c.payload(), ColumnKind.BYTES);
         expected.putAll(FIXED_COLUMNS);
         List<String> problems = new ArrayList<>();
-        for (Map.Entry<String, Set<String>> column : expected.entrySet()) {
+        for (Map.Entry<String, ColumnKind> column : expected.entrySet()) {
             String type = actual.get(column.getKey());
+            Set<String> allowed = dialect.types().get(column.getValue());
             if (type == null) {
                 problems.add("column '" + column.getKey() + "' is missing");
-            } else if (!column.getValue().contains(type)) {
-                problems.add("column '" + column.getKey() + "' is " + type + "; expected " + column.getValue());
+            } else if (!allowed.contains(type)) {
+                problems.add("column '" + column.getKey() + "' is " + type + "; expected "
+                        + new java.util.TreeSet<>(allowed));
             }
         }
         if (!problems.isEmpty()) {
@@ -523,25 +696,43 @@ public final class JdbcOutboxStore implements OutboxStore {
         }
     }
 
-    private static Map<String, Set<String>> fixedColumns() {
-        Set<String> text = Set.of("varchar", "text");
-        Set<String> time = Set.of("timestamptz");
-        Set<String> integer = Set.of("int4", "int8");
-        Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("event_version", integer);
-        m.put("content_type", text);
-        m.put("headers", Set.of("jsonb"));
-        m.put("tenant_id", text);
-        m.put("destination", text);
-        m.put("created_at", time);
-        m.put("available_at", time);
-        m.put("status", text);
-        m.put("attempts", integer);
-        m.put("max_attempts", integer);
-        m.put("lease_owner", text);
-        m.put("lease_expires_at", time);
-        m.put("last_error", text);
-        m.put("published_at", time);
+    /** @return the table's columns, lower-cased, with their catalogue type names; empty if it is missing */
+    Map<String, String> columns(OutboxTable which) {
+        return withConnection("schema check", c -> {
+            Map<String, String> columns = new LinkedHashMap<>();
+            try (PreparedStatement ps = c.prepareStatement(dialect.columnsQuery())) {
+                ps.setString(1, which.schema());
+                ps.setString(2, which.name());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        columns.put(
+                                rs.getString(1).toLowerCase(Locale.ROOT),
+                                rs.getString(2).toLowerCase(Locale.ROOT));
+                    }
+                }
+            }
+            return columns;
+        });
+    }
+
+    private static final Map<String, ColumnKind> FIXED_COLUMNS = fixedColumns();
+
+    private static Map<String, ColumnKind> fixedColumns() {
+        Map<String, ColumnKind> m = new LinkedHashMap<>();
+        m.put("event_version", ColumnKind.INTEGER);
+        m.put("content_type", ColumnKind.TEXT);
+        m.put("headers", ColumnKind.JSON);
+        m.put("tenant_id", ColumnKind.TEXT);
+        m.put("destination", ColumnKind.TEXT);
+        m.put("created_at", ColumnKind.TIME);
+        m.put("available_at", ColumnKind.TIME);
+        m.put("status", ColumnKind.TEXT);
+        m.put("attempts", ColumnKind.INTEGER);
+        m.put("max_attempts", ColumnKind.INTEGER);
+        m.put("lease_owner", ColumnKind.TEXT);
+        m.put("lease_expires_at", ColumnKind.TIME);
+        m.put("last_error", ColumnKind.TEXT);
+        m.put("published_at", ColumnKind.TIME);
         return Map.copyOf(m);
     }
 
@@ -597,8 +788,48 @@ public final class JdbcOutboxStore implements OutboxStore {
         }
     }
 
-    static OffsetDateTime odt(Instant instant) {
-        return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
+    /**
+     * Runs the work in one short transaction on a borrowed connection, at READ COMMITTED; rolls back if
+     * it fails. READ COMMITTED matters on MariaDB and MySQL: at their default REPEATABLE READ a locking
+     * read also locks the gaps of the index range it scanned, which blocks (and deadlocks) the inserts
+     * of producers appending at the same time.
+     */
+    <T> T inTransaction(String operation, Work<T> work) {
+        try (Connection c = dataSource.getConnection()) {
+            boolean auto = c.getAutoCommit();
+            int isolation = c.getTransactionIsolation();
+            if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
+            if (auto) {
+                c.setAutoCommit(false);
+            }
+            try {
+                T result = work.run(c);
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    c.rollback();
+                } catch (SQLException rollback) {
+                    e.addSuppressed(rollback);
+                }
+                throw e;
+            } finally {
+                if (auto) {
+                    c.setAutoCommit(true);
+                }
+                if (isolation != Connection.TRANSACTION_READ_COMMITTED) {
+                    c.setTransactionIsolation(isolation);
+                }
+            }
+        } catch (SQLException e) {
+            throw SqlExceptions.translate(operation, table(), e);
+        }
+    }
+
+    Binder binder() {
+        return bind;
     }
 
     private static String truncate(String error) {

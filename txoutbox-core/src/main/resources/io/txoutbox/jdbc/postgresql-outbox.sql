@@ -2,6 +2,7 @@
 -- The table is the contract: any program may insert rows; a txoutbox relay publishes them.
 CREATE TABLE IF NOT EXISTS {table} (
     {id} uuid PRIMARY KEY,
+    seq bigint GENERATED ALWAYS AS IDENTITY,
     {aggregate_type} varchar(255) NOT NULL,
     {aggregate_id} varchar(255) NOT NULL,
     {event_type} varchar(255) NOT NULL,
@@ -24,7 +25,11 @@ CREATE TABLE IF NOT EXISTS {table} (
 ) WITH (fillfactor = 90);
 
 -- What relays claim: due pending rows, oldest first.
-CREATE INDEX IF NOT EXISTS {name}_due_idx ON {table} (available_at) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS {name}_due_idx ON {table} (available_at, seq) WHERE status = 'pending';
+
+-- Ordered mode: the oldest unfinished event of an aggregate (append order is seq).
+CREATE INDEX IF NOT EXISTS {name}_aggregate_idx ON {table} ({aggregate_type}, {aggregate_id}, seq)
+    WHERE status <> 'published';
 
 -- The dead listing, pages by id.
 CREATE INDEX IF NOT EXISTS {name}_dead_idx ON {table} ({id}) WHERE status = 'dead';

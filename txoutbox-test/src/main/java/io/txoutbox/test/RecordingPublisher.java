@@ -113,6 +113,16 @@ public final class RecordingPublisher implements Publisher {
         return published().stream().filter(e -> e.eventType().equals(eventType)).toList();
     }
 
+    /**
+     * @param aggregateId an aggregate id
+     * @return the published events of that aggregate, in publish order, duplicates included
+     */
+    public List<ClaimedEvent> publishedOfAggregate(String aggregateId) {
+        return published().stream()
+                .filter(e -> e.aggregateId().equals(aggregateId))
+                .toList();
+    }
+
     /** @return how many distinct ids were published */
     public int publishedCount() {
         return publishedIds().size();

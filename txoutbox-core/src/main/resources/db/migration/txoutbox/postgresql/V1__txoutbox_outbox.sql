@@ -2,6 +2,7 @@
 -- The table is the contract: any program may insert rows; a txoutbox relay publishes them.
 CREATE TABLE IF NOT EXISTS outbox (
     id uuid PRIMARY KEY,
+    seq bigint GENERATED ALWAYS AS IDENTITY,
     aggregate_type varchar(255) NOT NULL,
     aggregate_id varchar(255) NOT NULL,
     event_type varchar(255) NOT NULL,
@@ -24,7 +25,11 @@ CREATE TABLE IF NOT EXISTS outbox (
 ) WITH (fillfactor = 90);
 
 -- What relays claim: due pending rows, oldest first.
-CREATE INDEX IF NOT EXISTS outbox_due_idx ON outbox (available_at) WHERE status = 'pending';
+CREATE INDEX IF NOT EXISTS outbox_due_idx ON outbox (available_at, seq) WHERE status = 'pending';
+
+-- Ordered mode: the oldest unfinished event of an aggregate (append order is seq).
+CREATE INDEX IF NOT EXISTS outbox_aggregate_idx ON outbox (aggregate_type, aggregate_id, seq)
+    WHERE status <> 'published';
 
 -- The dead listing, pages by id.
 CREATE INDEX IF NOT EXISTS outbox_dead_idx ON outbox (id) WHERE status = 'dead';

@@ -23,7 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 
 /** Acceptance 10: stats, dead listing, revive, delete, purge and pause/resume behave as documented. */
-class OperationsTest extends PostgresTest {
+abstract class OperationsContract extends DatabaseTest {
     private static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
 
     @Test

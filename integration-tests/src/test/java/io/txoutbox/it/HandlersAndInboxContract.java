@@ -19,7 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /** Acceptance 11: in-process handlers route by exact type and prefix; the inbox reports a duplicate. */
-class HandlersAndInboxTest extends PostgresTest {
+abstract class HandlersAndInboxContract extends DatabaseTest {
 
     @Test
     void handlers_route_by_exact_type_then_longest_prefix_and_unknown_types_go_dead() {
@@ -63,13 +63,12 @@ class HandlersAndInboxTest extends PostgresTest {
                     throw new java.io.IOException("smtp down");
                 })
                 .build();
-        appendCommitted(outbox, event("order.placed", "o-1"));
+        var id = appendCommitted(outbox, event("order.placed", "o-1")).get(0).id();
         try (Relay relay = outbox.relay(handlers).build()) {
             relay.runOnce();
         }
         assertThatOutbox(outbox).hasRetrying(1);
-        assertThat(count("SELECT count(*) FROM " + outbox.table() + " WHERE last_error = 'IOException: smtp down'"))
-                .isEqualTo(1);
+        assertThat(column(outbox, id, "last_error")).isEqualTo("IOException: smtp down");
     }
 
     @Test
@@ -84,15 +83,15 @@ class HandlersAndInboxTest extends PostgresTest {
     @Test
     void inbox_applies_an_event_once_and_reports_the_duplicate() throws Exception {
         String table = newTable();
-        Inbox inbox = Inbox.builder(dataSource)
+        Inbox inbox = Inbox.builder(dataSource())
                 .table(table)
                 .consumer("billing")
                 .createSchemaIfMissing(true)
                 .build();
         Inbox otherConsumer =
-                Inbox.builder(dataSource).table(table).consumer("stock").build();
+                Inbox.builder(dataSource()).table(table).consumer("stock").build();
         UUID eventId = UUID.randomUUID();
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
             assertThat(inbox.markProcessed(c, eventId)).as("first delivery").isTrue();
             c.commit();
@@ -117,7 +116,7 @@ class HandlersAndInboxTest extends PostgresTest {
 
     @Test
     void inbox_on_a_missing_table_fails_at_build_with_how_to_create_it() {
-        assertThatThrownBy(() -> Inbox.builder(dataSource).table(newTable()).build())
+        assertThatThrownBy(() -> Inbox.builder(dataSource()).table(newTable()).build())
                 .isInstanceOf(OutboxSchemaException.class)
                 .hasMessageContaining("Inbox.Builder.createSchemaIfMissing(true)");
     }

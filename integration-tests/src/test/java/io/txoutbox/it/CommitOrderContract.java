@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * Acceptance 5: a transaction that inserted first but commits last is not skipped. A relay that
  * remembered a high-water mark of ids or times would lose it; the claim reads what is pending instead.
  */
-class CommitOrderTest extends PostgresTest {
+abstract class CommitOrderContract extends DatabaseTest {
 
     @Test
     void events_of_transactions_that_commit_in_the_opposite_order_of_their_inserts_are_both_published()
@@ -21,8 +21,8 @@ class CommitOrderTest extends PostgresTest {
         Outbox outbox = newOutbox();
         RecordingPublisher broker = new RecordingPublisher();
         try (Relay relay = outbox.relay(broker).build();
-                Connection early = dataSource.getConnection();
-                Connection late = dataSource.getConnection()) {
+                Connection early = dataSource().getConnection();
+                Connection late = dataSource().getConnection()) {
             early.setAutoCommit(false);
             late.setAutoCommit(false);
             OutboxEvent first = outbox.append(early, event("order.placed", "early"));

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Acceptance 4: a relay stalled past its lease cannot mark rows that another relay has claimed since. */
-class LeaseFencingTest extends PostgresTest {
+abstract class LeaseFencingContract extends DatabaseTest {
 
     @Test
     void stalled_relay_cannot_mark_rows_another_relay_claimed_after_its_lease_expired() throws Exception {
@@ -53,8 +53,7 @@ class LeaseFencingTest extends PostgresTest {
         // The stalled relay claims, then stalls past its lease.
         CompletableFuture<Integer> stalledRun = CompletableFuture.supplyAsync(stalled::runOnce);
         assertThat(stalledHasBatch.await(10, TimeUnit.SECONDS)).isTrue();
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> count("SELECT count(*) FROM " + outbox.table() + " WHERE lease_expires_at < now()") == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> expiredLeases(outbox) == 1);
 
         CountDownLatch releaseTakeover = new CountDownLatch(1);
         CountDownLatch takeoverHasBatch = new CountDownLatch(1);
@@ -110,8 +109,7 @@ class LeaseFencingTest extends PostgresTest {
                 .build();
         CompletableFuture<Integer> stalledRun = CompletableFuture.supplyAsync(stalled::runOnce);
         assertThat(hasBatch.await(10, TimeUnit.SECONDS)).isTrue();
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> count("SELECT count(*) FROM " + outbox.table() + " WHERE lease_expires_at < now()") == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> expiredLeases(outbox) == 1);
         io.txoutbox.test.RecordingPublisher fine = new io.txoutbox.test.RecordingPublisher();
         try (Relay other = outbox.relay(fine).name("other").build()) {
             assertThat(other.runOnce()).isEqualTo(1);

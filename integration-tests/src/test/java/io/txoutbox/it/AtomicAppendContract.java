@@ -19,12 +19,12 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /** Acceptance 1: the event row exists if and only if the business transaction committed. */
-class AtomicAppendTest extends PostgresTest {
+abstract class AtomicAppendContract extends DatabaseTest {
 
     @Test
     void rolled_back_transaction_leaves_no_row_and_publishes_nothing() throws Exception {
         Outbox outbox = newOutbox();
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
             outbox.append(c, event("order.placed", "o-1"));
             c.rollback();
@@ -41,7 +41,7 @@ class AtomicAppendTest extends PostgresTest {
     void work_that_throws_inside_inTransaction_rolls_back_the_business_row_and_the_event() {
         Outbox outbox = newOutbox();
         String business = newTable();
-        execute("CREATE TABLE " + business + " (id text PRIMARY KEY)");
+        execute("CREATE TABLE " + business + " (id varchar(64) PRIMARY KEY)");
         assertThatThrownBy(() -> outbox.inTransaction(c -> {
                     try (var st = c.createStatement()) {
                         st.execute("INSERT INTO " + business + " VALUES ('o-1')");
@@ -60,7 +60,7 @@ class AtomicAppendTest extends PostgresTest {
         Outbox outbox = newOutbox();
         RecordingPublisher broker = new RecordingPublisher();
         try (Relay relay = outbox.relay(broker).build();
-                Connection c = dataSource.getConnection()) {
+                Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
             OutboxEvent written = outbox.append(c, event("order.placed", "o-1"));
             assertThat(rows(outbox))
@@ -81,13 +81,13 @@ class AtomicAppendTest extends PostgresTest {
     @Test
     void append_uses_only_the_callers_connection_and_never_commits() throws Exception {
         AtomicInteger borrowed = new AtomicInteger();
-        DataSource counting = new CountingDataSource(dataSource, borrowed);
+        DataSource counting = new CountingDataSource(dataSource(), borrowed);
         Outbox outbox = Outbox.builder(counting)
                 .table(newTable())
                 .createSchemaIfMissing(true)
                 .build();
         int afterBuild = borrowed.get();
-        try (Connection c = dataSource.getConnection()) {
+        try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(false);
             outbox.append(c, event("order.placed", "o-1"));
             outbox.appendAll(c, List.of(event("order.paid", "o-1"), event("order.shipped", "o-1")));

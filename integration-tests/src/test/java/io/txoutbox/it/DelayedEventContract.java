@@ -13,7 +13,7 @@ import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
 /** Acceptance 7: a delayed event is not published before it is due, and is published soon after. */
-class DelayedEventTest extends PostgresTest {
+abstract class DelayedEventContract extends DatabaseTest {
 
     @Test
     void delayed_event_waits_until_due_on_the_outbox_clock() {

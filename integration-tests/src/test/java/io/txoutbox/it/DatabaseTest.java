@@ -1,0 +1,150 @@
+package io.txoutbox.it;
+
+import io.txoutbox.Outbox;
+import io.txoutbox.OutboxEvent;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+
+/**
+ * A test against a real database. Every test gets tables of its own (unique names, dropped
+ * afterwards), so classes run in any order and again and again against the same servers. A contract
+ * (an abstract subclass) runs on every database through a short subclass per database.
+ */
+abstract class DatabaseTest {
+    private final List<String> tables = new ArrayList<>();
+
+    /** @return the database this test runs on */
+    abstract TestDatabase database();
+
+    DataSource dataSource() {
+        return database().dataSource();
+    }
+
+    @AfterEach
+    void dropTables() throws SQLException {
+        try (Connection c = dataSource().getConnection();
+                Statement st = c.createStatement()) {
+            for (String table : tables) {
+                st.execute(database().dropTable(table));
+                if (database() == TestDatabase.POSTGRES) {
+                    st.execute("DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
+                }
+            }
+        }
+        tables.clear();
+    }
+
+    /** @return a fresh table name, dropped after the test */
+    String newTable() {
+        String prefix = getClass()
+                .getSimpleName()
+                .toLowerCase(Locale.ROOT)
+                .replace("test", "")
+                .replace("contract", "");
+        if (prefix.length() > 20) {
+            prefix = prefix.substring(0, 20);
+        }
+        String table = "it_" + prefix + "_"
+                + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
+        tables.add(table);
+        return table;
+    }
+
+    /** @return a builder on a fresh table that is created at build */
+    Outbox.Builder outboxBuilder() {
+        return Outbox.builder(dataSource()).table(newTable()).createSchemaIfMissing(true);
+    }
+
+    Outbox newOutbox() {
+        return outboxBuilder().build();
+    }
+
+    static OutboxEvent event(String type, String aggregateId) {
+        return OutboxEvent.builder(type)
+                .aggregate("order", aggregateId)
+                .jsonPayload("{\"orderId\":\"" + aggregateId + "\"}")
+                .build();
+    }
+
+    /** Appends in a transaction of its own and commits. */
+    static List<OutboxEvent> appendCommitted(Outbox outbox, OutboxEvent... events) {
+        return outbox.inTransaction(c -> outbox.appendAll(c, List.of(events)));
+    }
+
+    long count(String sql, Object... args) {
+        try (Connection c = dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                if (args[i] instanceof UUID id) {
+                    database().bindId(ps, i + 1, id);
+                } else {
+                    ps.setObject(i + 1, args[i]);
+                }
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    long rows(Outbox outbox) {
+        return count("SELECT count(*) FROM " + outbox.table());
+    }
+
+    /** @return a column of one event's row, as text, or {@code null} */
+    String column(Outbox outbox, UUID id, String column) {
+        try (Connection c = dataSource().getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT " + column + " FROM " + outbox.table() + " WHERE id = ?")) {
+            database().bindId(ps, 1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return a time column of one event's row */
+    Instant time(Outbox outbox, UUID id, String column) {
+        try (Connection c = dataSource().getConnection();
+                PreparedStatement ps =
+                        c.prepareStatement("SELECT " + column + " FROM " + outbox.table() + " WHERE id = ?")) {
+            database().bindId(ps, 1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? database().readTime(rs, 1) : null;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** @return how many rows of the table have an expired lease, on the database clock */
+    long expiredLeases(Outbox outbox) {
+        return count("SELECT count(*) FROM " + outbox.table() + " WHERE lease_expires_at < "
+                + database().now());
+    }
+
+    void execute(String sql) {
+        try (Connection c = dataSource().getConnection();
+                Statement st = c.createStatement()) {
+            st.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

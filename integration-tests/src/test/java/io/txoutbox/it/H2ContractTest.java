@@ -1,0 +1,87 @@
+package io.txoutbox.it;
+
+import org.junit.jupiter.api.Nested;
+
+/** The store contract on H2: every guarantee test, unchanged, against this database. */
+class H2ContractTest {
+
+    @Nested
+    class Append extends AtomicAppendContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
+    class CrashAfterConfirm extends CrashAfterConfirmContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
+    class ConcurrentRelays extends ConcurrentRelaysContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
+    class LeaseFencing extends LeaseFencingContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
+    class CommitOrder extends CommitOrderContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
+    class RetryAndDead extends RetryAndDeadContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
+    class DelayedEvents extends DelayedEventContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
+    class Operations extends OperationsContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
+    class HandlersAndInbox extends HandlersAndInboxContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
+    class Ordered extends OrderedDeliveryContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.txoutbox.jdbc;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.UUID;
+
+/** Binds and reads ids and times the way one dialect stores them. */
+final class Binder {
+    private final Dialect dialect;
+
+    Binder(Dialect dialect) {
+        this.dialect = dialect;
+    }
+
+    void setId(PreparedStatement ps, int index, UUID id) throws SQLException {
+        if (dialect.uuidAsText()) {
+            ps.setString(index, id.toString());
+        } else {
+            ps.setObject(index, id);
+        }
+    }
+
+    UUID getId(ResultSet rs, int index) throws SQLException {
+        if (dialect.uuidAsText()) {
+            String text = rs.getString(index);
+            return text == null ? null : UUID.fromString(text.trim());
+        }
+        return rs.getObject(index, UUID.class);
+    }
+
+    void setTime(PreparedStatement ps, int index, Instant time) throws SQLException {
+        if (dialect.timestamps() == Dialect.TimeCodec.UTC_LOCAL) {
+            ps.setObject(index, LocalDateTime.ofInstant(time, ZoneOffset.UTC));
+        } else {
+            ps.setObject(index, OffsetDateTime.ofInstant(time, ZoneOffset.UTC));
+        }
+    }
+
+    Instant getTime(ResultSet rs, int index) throws SQLException {
+        if (dialect.timestamps() == Dialect.TimeCodec.UTC_LOCAL) {
+            LocalDateTime local = rs.getObject(index, LocalDateTime.class);
+            return local == null ? null : local.toInstant(ZoneOffset.UTC);
+        }
+        OffsetDateTime time = rs.getObject(index, OffsetDateTime.class);
+        return time == null ? null : time.toInstant();
+    }
+
+    static String placeholders(int n) {
+        StringBuilder sb = new StringBuilder(n * 3);
+        for (int i = 0; i < n; i++) {
+            sb.append(i == 0 ? "?" : ", ?");
+        }
+        return sb.toString();
+    }
+}
