@@ -124,8 +124,8 @@ final class AddressPolicy {
         for (InetAddress address : addresses) {
             String why = refusal(address);
             if (why != null) {
-                String shown = address.getHostAddress();
-                return "'" + host + "'" + (shown.equals(host) ? "" : " resolves to " + shown) + ", " + why
+                String shown = isLiteral(host) ? "" : " resolves to " + address.getHostAddress();
+                return "'" + host + "'" + shown + ", " + why
                         + "; private networks are refused (WebhookPublisher.Builder.allowPrivateNetworks)";
             }
         }

@@ -257,7 +257,11 @@ public final class WebhookEndpoint {
                         null,
                         "WebhookEndpoint.url is not a valid URI: " + e.getReason() + " at index " + e.getIndex());
             }
-            String scheme = uri.getScheme() == null ? null : uri.getScheme().toLowerCase(Locale.ROOT);
+            if (uri.getScheme() == null) {
+                throw new OutboxValidationException(
+                        "WebhookEndpoint.url", null, "WebhookEndpoint.url has no scheme; give an absolute http(s) URL");
+            }
+            String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
             if (!"http".equals(scheme) && !"https".equals(scheme)) {
                 throw new OutboxValidationException(
                         "WebhookEndpoint.url",
