@@ -48,8 +48,24 @@ public final class TcpProxy implements AutoCloseable {
      * @throws IOException when no port can be bound
      */
     public TcpProxy(String targetHost, int targetPort) throws IOException {
+        this(0, targetHost, targetPort);
+    }
+
+    /**
+     * Starts a proxy on a given loopback port, for a broker that must advertise the proxy's address
+     * before the proxy exists (Kafka tells clients where to connect next).
+     *
+     * @param port the loopback port to listen on, or 0 for a free one
+     * @param targetHost the real service's host (a loopback address)
+     * @param targetPort the real service's port
+     * @throws IOException when the port cannot be bound
+     */
+    public TcpProxy(int port, String targetHost, int targetPort) throws IOException {
         this.target = new InetSocketAddress(targetHost, targetPort);
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket();
+        // The same port serves test after test: do not wait for the previous proxy's closed sockets.
+        server.setReuseAddress(true);
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
         this.acceptor = new Thread(this::accept, "tcp-proxy-" + server.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
