@@ -31,8 +31,8 @@ final class ProducerSettings {
             if (OWNED.contains(key)) {
                 throw invalid(
                         key,
-                        "KafkaPublisher.producerProperties " + key + " cannot be set: the publisher sends byte keys"
-                                + " and values outside transactions");
+                        "KafkaPublisher.producerProperties " + key + "=" + user.get(key)
+                                + " cannot be set: the publisher sends byte keys and values outside transactions");
             }
         }
         String acks = text(user, ProducerConfig.ACKS_CONFIG);

@@ -1,6 +1,9 @@
 package io.txoutbox.kafka;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
@@ -8,6 +11,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -58,5 +62,17 @@ class KafkaPublisherContractTest extends PublisherContract {
     @Override
     protected DataSource outboxDataSource() {
         return dataSource;
+    }
+
+    @Test
+    void the_producer_reaches_the_broker_only_through_the_proxy() throws Exception {
+        try (KafkaPublisher publisher = (KafkaPublisher) newPublisher(proxy().host(), proxy().port())) {
+            assertThat(publish(publisher, batch(1, destination()))).containsOnly(PublishOutcome.PUBLISHED);
+            assertThat(publisher.currentProducer().partitionsFor(destination()))
+                    .isNotEmpty()
+                    .allSatisfy(p -> assertThat(p.leader().port())
+                            .as("the leader the producer sends to")
+                            .isEqualTo(proxy().port()));
+        }
     }
 }

@@ -65,10 +65,34 @@ public final class TcpProxy implements AutoCloseable {
         this.server = new ServerSocket();
         // The same port serves test after test: do not wait for the previous proxy's closed sockets.
         server.setReuseAddress(true);
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 50);
+        bind(server, port);
         this.acceptor = new Thread(this::accept, "tcp-proxy-" + server.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
+    }
+
+    private static void bind(ServerSocket server, int port) throws IOException {
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (true) {
+            try {
+                server.bind(address, 50);
+                return;
+            } catch (java.net.BindException inUse) {
+                // A fixed port may still be held for a moment by the previous proxy's listener.
+                if (port == 0 || System.nanoTime() > deadline) {
+                    server.close();
+                    throw inUse;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    server.close();
+                    throw inUse;
+                }
+            }
+        }
     }
 
     /** @return the host clients should connect to */
@@ -185,6 +209,12 @@ public final class TcpProxy implements AutoCloseable {
             server.close();
         } catch (IOException ignored) {
             // Already closed.
+        }
+        try {
+            // The port is free only once the acceptor has left accept(): a next proxy may want it.
+            acceptor.join(2_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         closeAll();
     }
