@@ -83,15 +83,16 @@ public final class KafkaPublisher implements Publisher {
     private volatile String brokenBecause;
     private volatile boolean closed;
 
-    private KafkaPublisher(Builder b, Map<String, Object> config) {
+    private KafkaPublisher(Builder b, ProducerSettings.Resolved settings) {
         this.name = "txoutbox-kafka-" + INSTANCES.incrementAndGet();
         this.router = b.topicPrefix == null ? b.router : b.router.withPrefix(b.topicPrefix);
-        this.bootstrapServers = b.bootstrapServers;
         this.userProperties = Map.copyOf(b.properties);
-        this.requestTimeout = b.requestTimeout;
-        this.deliveryTimeout = b.deliveryTimeout;
         this.ownsProducer = b.producer == null;
         if (ownsProducer) {
+            this.bootstrapServers = settings.bootstrapServers();
+            this.requestTimeout = settings.requestTimeout();
+            this.deliveryTimeout = settings.deliveryTimeout();
+            Map<String, Object> config = new LinkedHashMap<>(settings.config());
             config.putIfAbsent("client.id", name);
             Map<String, Object> frozen = Map.copyOf(config);
             this.factory = () -> new KafkaProducer<>(frozen, new ByteArraySerializer(), new ByteArraySerializer());
@@ -106,6 +107,10 @@ public final class KafkaPublisher implements Publisher {
             // The sends can take up to the delivery timeout; then callbacks are due at once.
             this.confirmWait = deliveryTimeout.plus(requestTimeout).plusSeconds(5);
         } else {
+            // Unknown: the caller configured the producer. Kafka's own defaults, for the messages only.
+            this.bootstrapServers = null;
+            this.requestTimeout = Duration.ofSeconds(30);
+            this.deliveryTimeout = Duration.ofMinutes(2);
             Producer<byte[], byte[]> given = b.producer;
             this.factory = () -> given;
             this.producer = given;
@@ -220,8 +225,8 @@ public final class KafkaPublisher implements Publisher {
         }
         List<PublishOutcome> outcomes = new ArrayList<>(slots.size());
         for (CompletableFuture<PublishOutcome> slot : slots) {
-            outcomes.add(slot.getNow(PublishOutcome.retry("Kafka did not answer within " + confirmWait.toMillis()
-                    + " ms (KafkaPublisher.deliveryTimeout " + deliveryTimeout.toMillis() + " ms)")));
+            outcomes.add(
+                    slot.getNow(PublishOutcome.retry("Kafka did not answer within " + confirmWait.toMillis() + " ms")));
         }
         return outcomes;
     }
@@ -451,9 +456,7 @@ public final class KafkaPublisher implements Publisher {
                             "KafkaPublisher.producer is given, so bootstrapServers, producerProperties,"
                                     + " requestTimeout and deliveryTimeout cannot be set: configure your producer");
                 }
-                requestTimeout = Duration.ofSeconds(5);
-                deliveryTimeout = Duration.ofMinutes(2);
-                return new KafkaPublisher(this, Map.of());
+                return new KafkaPublisher(this, null);
             }
             return new KafkaPublisher(this, ProducerSettings.resolve(this));
         }
@@ -472,12 +475,6 @@ public final class KafkaPublisher implements Publisher {
 
         Duration deliveryTimeout() {
             return deliveryTimeout;
-        }
-
-        void resolved(String bootstrapServers, Duration requestTimeout, Duration deliveryTimeout) {
-            this.bootstrapServers = bootstrapServers;
-            this.requestTimeout = requestTimeout;
-            this.deliveryTimeout = deliveryTimeout;
         }
 
         private static OutboxValidationException invalid(String field, String message) {

@@ -23,9 +23,20 @@ final class ProducerSettings {
             ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
             ProducerConfig.TRANSACTIONAL_ID_CONFIG);
 
+    /**
+     * What a publisher's own producer runs with.
+     *
+     * @param config the producer configuration
+     * @param bootstrapServers where it finds the cluster
+     * @param requestTimeout {@code request.timeout.ms}
+     * @param deliveryTimeout {@code delivery.timeout.ms}
+     */
+    record Resolved(
+            Map<String, Object> config, String bootstrapServers, Duration requestTimeout, Duration deliveryTimeout) {}
+
     private ProducerSettings() {}
 
-    static Map<String, Object> resolve(KafkaPublisher.Builder b) {
+    static Resolved resolve(KafkaPublisher.Builder b) {
         Map<String, Object> user = b.properties();
         for (String key : user.keySet()) {
             if (OWNED.contains(key)) {
@@ -100,8 +111,6 @@ final class ProducerSettings {
                             + request.toMillis() + " ms + linger.ms " + linger
                             + " ms; Kafka needs it at least as long");
         }
-        b.resolved(servers, request, delivery);
-
         Map<String, Object> config = new LinkedHashMap<>(user);
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
@@ -111,7 +120,7 @@ final class ProducerSettings {
         config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) delivery.toMillis());
         // A send waiting for metadata or buffer space must not outlast the delivery timeout either.
         config.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, delivery.toMillis());
-        return config;
+        return new Resolved(config, servers, request, delivery);
     }
 
     private static String agree(String option, String property, String fromBuilder, String fromProperties) {

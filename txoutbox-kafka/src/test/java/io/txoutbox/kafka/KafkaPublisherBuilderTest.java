@@ -92,6 +92,13 @@ class KafkaPublisherBuilderTest {
                             .build())
                     .isInstanceOf(OutboxValidationException.class)
                     .hasMessageContaining("KafkaPublisher.producer is given");
+            KafkaPublisher.Builder builder = KafkaPublisher.builder().producer(own);
+            try (KafkaPublisher first = builder.build();
+                    KafkaPublisher second = builder.build()) {
+                assertThat(second.currentProducer())
+                        .isSameAs(first.currentProducer())
+                        .isSameAs(own);
+            }
         }
     }
 
