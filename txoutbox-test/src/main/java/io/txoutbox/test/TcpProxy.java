@@ -48,11 +48,51 @@ public final class TcpProxy implements AutoCloseable {
      * @throws IOException when no port can be bound
      */
     public TcpProxy(String targetHost, int targetPort) throws IOException {
+        this(0, targetHost, targetPort);
+    }
+
+    /**
+     * Starts a proxy on a given loopback port, for a broker that must advertise the proxy's address
+     * before the proxy exists (Kafka tells clients where to connect next).
+     *
+     * @param port the loopback port to listen on, or 0 for a free one
+     * @param targetHost the real service's host (a loopback address)
+     * @param targetPort the real service's port
+     * @throws IOException when the port cannot be bound
+     */
+    public TcpProxy(int port, String targetHost, int targetPort) throws IOException {
         this.target = new InetSocketAddress(targetHost, targetPort);
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket();
+        // The same port serves test after test: do not wait for the previous proxy's closed sockets.
+        server.setReuseAddress(true);
+        bind(server, port);
         this.acceptor = new Thread(this::accept, "tcp-proxy-" + server.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
+    }
+
+    private static void bind(ServerSocket server, int port) throws IOException {
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (true) {
+            try {
+                server.bind(address, 50);
+                return;
+            } catch (java.net.BindException inUse) {
+                // A fixed port may still be held for a moment by the previous proxy's listener.
+                if (port == 0 || System.nanoTime() > deadline) {
+                    server.close();
+                    throw inUse;
+                }
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    server.close();
+                    throw inUse;
+                }
+            }
+        }
     }
 
     /** @return the host clients should connect to */
@@ -169,6 +209,12 @@ public final class TcpProxy implements AutoCloseable {
             server.close();
         } catch (IOException ignored) {
             // Already closed.
+        }
+        try {
+            // The port is free only once the acceptor has left accept(): a next proxy may want it.
+            acceptor.join(2_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         closeAll();
     }

@@ -83,6 +83,15 @@ public abstract class PublisherContract {
         return Duration.ofSeconds(10);
     }
 
+    /**
+     * @return the loopback port the proxy listens on; 0 (the default) for a free one. A broker that
+     *     advertises its own address to clients (Kafka) returns the port it advertises, so that its
+     *     clients keep coming back through the proxy
+     */
+    protected int proxyPort() {
+        return 0;
+    }
+
     /** @return a destination name for one test: letters, digits and dashes, unique per test */
     protected String newDestination() {
         return "txoutbox-contract-"
@@ -115,7 +124,7 @@ public abstract class PublisherContract {
     @BeforeEach
     void startProxy() throws Exception {
         InetSocketAddress broker = brokerAddress();
-        proxy = new TcpProxy(broker.getHostString(), broker.getPort());
+        proxy = new TcpProxy(proxyPort(), broker.getHostString(), broker.getPort());
         destination = newDestination();
     }
 

@@ -1,0 +1,78 @@
+package io.txoutbox.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.transport.PublisherContract;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The transport contract against a real KRaft broker. The publisher reaches the broker only through
+ * the contract's proxy: the broker's {@code PROXIED} listener advertises the proxy's port, so even the
+ * connections the producer opens after bootstrap pass through it, and a cut really cuts.
+ */
+@ExtendWith(RealKafka.class)
+class KafkaPublisherContractTest extends PublisherContract {
+    private static HikariDataSource dataSource;
+
+    @BeforeAll
+    static void openPool() {
+        dataSource = Postgres.pool("kafka-contract");
+    }
+
+    @AfterAll
+    static void closePool() {
+        dataSource.close();
+    }
+
+    @Override
+    protected InetSocketAddress brokerAddress() {
+        return RealKafka.broker().proxiedTarget();
+    }
+
+    @Override
+    protected int proxyPort() {
+        return RealKafka.broker().proxyPort();
+    }
+
+    @Override
+    protected Publisher newPublisher(String host, int port) {
+        // Each event reports its own outcome within the outage test's 3 s publish timeout.
+        return KafkaPublisher.builder()
+                .bootstrapServers(host + ":" + port)
+                .requestTimeout(Duration.ofSeconds(2))
+                .deliveryTimeout(Duration.ofMillis(2_500))
+                .build();
+    }
+
+    @Override
+    protected Received subscribe(String destination) throws Exception {
+        RealKafka.broker().createTopic(destination, 1);
+        return new TopicReader(RealKafka.broker().bootstrapServers(), destination);
+    }
+
+    @Override
+    protected DataSource outboxDataSource() {
+        return dataSource;
+    }
+
+    @Test
+    void the_producer_reaches_the_broker_only_through_the_proxy() throws Exception {
+        try (KafkaPublisher publisher = (KafkaPublisher) newPublisher(proxy().host(), proxy().port())) {
+            assertThat(publish(publisher, batch(1, destination()))).containsOnly(PublishOutcome.PUBLISHED);
+            assertThat(publisher.currentProducer().partitionsFor(destination()))
+                    .isNotEmpty()
+                    .allSatisfy(p -> assertThat(p.leader().port())
+                            .as("the leader the producer sends to")
+                            .isEqualTo(proxy().port()));
+        }
+    }
+}
