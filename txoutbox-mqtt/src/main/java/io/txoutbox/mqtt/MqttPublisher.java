@@ -1,0 +1,440 @@
+package io.txoutbox.mqtt;
+
+import io.txoutbox.OutboxValidationException;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.MessageHeaders;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.spi.Router;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.paho.client.mqttv3.MqttAsyncClient;
+import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
+import org.eclipse.paho.client.mqttv3.MqttException;
+import org.eclipse.paho.client.mqttv3.MqttTopic;
+import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
+
+/**
+ * Publishes outbox events to an MQTT 3.1.1 broker at QoS 1 (or 2), one message per event, and reports
+ * an event published only once the broker acknowledged it (PUBACK; PUBCOMP at QoS 2).
+ *
+ * <p>MQTT 3.1.1 has no message headers: by default each message is a {@link MqttEnvelope} (JSON with the
+ * headers and the payload, its bytes kept exactly); {@link Format#RAW} sends the payload alone and loses
+ * the headers, {@code event-id} included. The broker does not deduplicate: after a relay crash or a
+ * timeout the same event may arrive twice, with the same {@code event-id}.
+ *
+ * <p>Outcomes: acknowledged is {@code PUBLISHED}; an event with no route, a topic that is not a valid
+ * topic name (wildcards, empty) or a message beyond MQTT's 256 MiB limit is {@code DEAD}; not connected,
+ * a connect that fails, a lost connection and no acknowledgement within the completion timeout are
+ * {@code RETRY}. The next batch reconnects.
+ *
+ * <p>Thread-safe: several relays may share one publisher; a window bounds the unacknowledged messages
+ * of all of them ({@link Builder#maxInflight(int)}). {@link #toString()} masks the password.
+ */
+public final class MqttPublisher implements Publisher {
+    /** How a message carries an event. */
+    public enum Format {
+        /** A JSON {@link MqttEnvelope} with the headers and the payload (exact bytes). The default. */
+        ENVELOPE,
+        /** The payload bytes alone: consumers see no headers, not even {@code event-id}. */
+        RAW
+    }
+
+    /** MQTT's largest "remaining length" of a packet: 256 MiB less one byte. */
+    static final int MAX_REMAINING_LENGTH = 268_435_455;
+
+    private final MqttSession session;
+    private final DeliveryWindow window;
+    private final Router router;
+    private final Format format;
+    private final int qos;
+    private final Duration completionTimeout;
+    private final String description;
+
+    private MqttPublisher(Builder b, MqttSession session, String description) {
+        this.session = session;
+        this.window = new DeliveryWindow(b.maxInflight, session::send);
+        this.router = b.topicPrefix.isEmpty() ? b.router : b.router.withPrefix(b.topicPrefix);
+        this.format = b.format;
+        this.qos = b.qos;
+        this.completionTimeout = b.completionTimeout;
+        this.description = description;
+    }
+
+    /**
+     * Starts a publisher; {@link Builder#serverUri(String)} is required.
+     *
+     * @return a builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Connects if needed, publishes every event of the batch asynchronously and reports one outcome per
+     * event once each is acknowledged or the completion timeout passed (unacknowledged events are then
+     * retries).
+     *
+     * @param batch the claimed events, never empty
+     * @return a stage that always completes normally, with one outcome per event in batch order
+     * @throws IllegalStateException when the publisher is closed
+     */
+    @Override
+    public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
+        int n = batch.size();
+        PublishOutcome[] outcomes = new PublishOutcome[n];
+        Delivery[] deliveries = new Delivery[n];
+        List<Delivery> toSend = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            ClaimedEvent event = batch.get(i);
+            String topic;
+            try {
+                topic = router.destinationOf(event);
+            } catch (RuntimeException e) {
+                outcomes[i] = PublishOutcome.dead("the router failed for event " + event.id() + ": " + e);
+                continue;
+            }
+            String invalid = invalidTopic(topic);
+            if (invalid != null) {
+                outcomes[i] = PublishOutcome.dead("event " + event.id() + " has no valid MQTT topic: " + invalid);
+                continue;
+            }
+            byte[] message = format == Format.RAW
+                    ? event.payload()
+                    : MqttEnvelope.encode(MessageHeaders.of(event), event.payload(), event.contentType());
+            long length = 2L + topic.getBytes(StandardCharsets.UTF_8).length + 2 + message.length;
+            if (length > MAX_REMAINING_LENGTH) {
+                outcomes[i] = PublishOutcome.dead("the MQTT message of event " + event.id() + " is " + message.length
+                        + " bytes; MQTT packets are limited to " + MAX_REMAINING_LENGTH + " bytes");
+                continue;
+            }
+            deliveries[i] = new Delivery(topic, message);
+            toSend.add(deliveries[i]);
+        }
+        if (toSend.isEmpty()) {
+            return CompletableFuture.completedFuture(Arrays.asList(outcomes));
+        }
+        session.connected().whenComplete((connected, error) -> {
+            if (error != null) {
+                for (Delivery d : toSend) {
+                    d.ack.completeExceptionally(error);
+                }
+            } else {
+                window.submit(toSend);
+            }
+        });
+        CompletableFuture<?>[] acks = new CompletableFuture<?>[toSend.size()];
+        for (int i = 0; i < acks.length; i++) {
+            acks[i] = toSend.get(i).ack;
+        }
+        return CompletableFuture.allOf(acks)
+                .exceptionally(e -> null)
+                .completeOnTimeout(null, completionTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .thenApply(done -> collect(deliveries, outcomes));
+    }
+
+    private List<PublishOutcome> collect(Delivery[] deliveries, PublishOutcome[] outcomes) {
+        for (int i = 0; i < outcomes.length; i++) {
+            Delivery d = deliveries[i];
+            if (d == null) {
+                continue;
+            }
+            if (d.ack.completeExceptionally(new TimeoutException("no acknowledgement"))) {
+                // Given up: a message not yet sent is skipped; one sent frees its slot now, and if the broker
+                // got it after all, the retry is a duplicate with the same event-id.
+                window.release(d);
+                outcomes[i] = PublishOutcome.retry("no acknowledgement for topic '" + d.topic + "' within "
+                        + completionTimeout.toMillis() + " ms from " + session.target());
+                continue;
+            }
+            try {
+                d.ack.join();
+                outcomes[i] = PublishOutcome.PUBLISHED;
+            } catch (CompletionException e) {
+                Throwable cause = e.getCause() != null ? e.getCause() : e;
+                outcomes[i] = PublishOutcome.retry(
+                        "publishing to topic '" + d.topic + "' at " + session.target() + " failed: " + cause);
+            }
+        }
+        return Arrays.asList(outcomes);
+    }
+
+    /** @return why the topic is not a valid MQTT topic name, or {@code null} when it is */
+    private static String invalidTopic(String topic) {
+        if (topic == null || topic.isEmpty()) {
+            return "the router gave none";
+        }
+        try {
+            MqttTopic.validate(topic, false);
+            return null;
+        } catch (IllegalArgumentException e) {
+            return "'" + topic + "': " + e.getMessage();
+        }
+    }
+
+    /** Disconnects and closes the client this publisher created, with bounded waits. Idempotent. */
+    @Override
+    public void close() {
+        session.close();
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+
+    /**
+     * Builds an {@link MqttPublisher}. Every setting is checked at {@link #build()}, which throws
+     * {@link OutboxValidationException} naming the setting and the value. Not thread-safe.
+     */
+    public static final class Builder {
+        private String serverUri;
+        private String clientId;
+        private String username;
+        private char[] password;
+        private Router router = Router.BY_AGGREGATE_TYPE;
+        private String topicPrefix = "";
+        private int qos = 1;
+        private Duration completionTimeout = Duration.ofSeconds(5);
+        private Duration keepAlive = Duration.ofSeconds(30);
+        private Format format = Format.ENVELOPE;
+        private int maxInflight = 1_000;
+
+        private Builder() {}
+
+        /**
+         * @param serverUri the broker, for example {@code tcp://localhost:1883} or {@code ssl://broker:8883}
+         * @return this builder
+         */
+        public Builder serverUri(String serverUri) {
+            this.serverUri = serverUri;
+            return this;
+        }
+
+        /**
+         * @param clientId the MQTT client id (default {@code txoutbox} and 12 random hex digits). Two
+         *     connections with one id take over from each other: give each publisher its own.
+         * @return this builder
+         */
+        public Builder clientId(String clientId) {
+            this.clientId = clientId;
+            return this;
+        }
+
+        /**
+         * @param username the user name to connect with
+         * @param password the password (copied; masked in {@code toString}), or {@code null} for none
+         * @return this builder
+         */
+        public Builder credentials(String username, char[] password) {
+            this.username = username;
+            this.password = password == null ? null : password.clone();
+            return this;
+        }
+
+        /**
+         * @param router chooses the topic of an event (default {@link Router#BY_AGGREGATE_TYPE}); an event's
+         *     own destination always wins
+         * @return this builder
+         */
+        public Builder router(Router router) {
+            this.router = router;
+            return this;
+        }
+
+        /**
+         * @param topicPrefix put before every topic the router gives, for example {@code outbox/} (default
+         *     none); an event's own destination is used as it is
+         * @return this builder
+         */
+        public Builder topicPrefix(String topicPrefix) {
+            this.topicPrefix = topicPrefix;
+            return this;
+        }
+
+        /**
+         * @param qos 1 (default: PUBACK confirms the broker has the message) or 2 (exactly-once handshake
+         *     with the broker, confirmed by PUBCOMP: slower, and it does not stop the outbox's own
+         *     duplicates). QoS 0 is rejected: nothing would confirm delivery.
+         * @return this builder
+         */
+        public Builder qos(int qos) {
+            this.qos = qos;
+            return this;
+        }
+
+        /**
+         * @param completionTimeout how long a batch waits for its acknowledgements, connecting included;
+         *     then the unacknowledged events are retries (default 5 s). Keep it below the relay's publish
+         *     timeout.
+         * @return this builder
+         */
+        public Builder completionTimeout(Duration completionTimeout) {
+            this.completionTimeout = completionTimeout;
+            return this;
+        }
+
+        /**
+         * @param keepAlive the MQTT keep-alive interval, whole seconds, at least 1 s (default 30 s): how
+         *     soon a silently dead connection is noticed and replaced
+         * @return this builder
+         */
+        public Builder keepAlive(Duration keepAlive) {
+            this.keepAlive = keepAlive;
+            return this;
+        }
+
+        /**
+         * @param format {@link Format#ENVELOPE} (default) or {@link Format#RAW}
+         * @return this builder
+         */
+        public Builder format(Format format) {
+            this.format = format;
+            return this;
+        }
+
+        /**
+         * @param maxInflight the most messages unacknowledged at once, across every batch (1 to 65,535,
+         *     default 1,000); a larger batch goes out as acknowledgements come back
+         * @return this builder
+         */
+        public Builder maxInflight(int maxInflight) {
+            this.maxInflight = maxInflight;
+            return this;
+        }
+
+        /**
+         * Checks the settings and creates the client. It does not connect: the first batch does, and a
+         * broker that is down then makes the batch a retry.
+         *
+         * @return the publisher
+         * @throws OutboxValidationException naming a setting that is missing, out of bounds or
+         *     contradicts another
+         */
+        public MqttPublisher build() {
+            if (serverUri == null || serverUri.isBlank()) {
+                throw invalid("serverUri", null, "MqttPublisher.Builder.serverUri is missing");
+            }
+            if (qos == 0) {
+                throw invalid(
+                        "qos",
+                        "1..2",
+                        "MqttPublisher.Builder.qos is 0; QoS 0 is never acknowledged, so no publish could be"
+                                + " confirmed: use 1 (the default) or 2");
+            }
+            if (qos != 1 && qos != 2) {
+                throw invalid("qos", "1..2", "MqttPublisher.Builder.qos is " + qos + "; it must be 1 or 2");
+            }
+            String id = clientId != null
+                    ? clientId
+                    : "txoutbox"
+                            + HexFormat.of()
+                                    .toHexDigits(ThreadLocalRandom.current().nextLong())
+                                    .substring(4);
+            if (id.isEmpty() || id.getBytes(StandardCharsets.UTF_8).length > 65_535) {
+                throw invalid(
+                        "clientId",
+                        "1..65535 bytes",
+                        "MqttPublisher.Builder.clientId '" + id + "' must be 1 to 65,535 bytes");
+            }
+            if (password != null && username == null) {
+                throw invalid(
+                        "credentials",
+                        null,
+                        "MqttPublisher.Builder.credentials has a password but no user name; MQTT 3.1.1 does not"
+                                + " allow that");
+            }
+            if (router == null) {
+                throw invalid("router", null, "MqttPublisher.Builder.router is missing");
+            }
+            if (topicPrefix == null) {
+                throw invalid("topicPrefix", null, "MqttPublisher.Builder.topicPrefix is null; use \"\" for none");
+            }
+            if (topicPrefix.indexOf('+') >= 0 || topicPrefix.indexOf('#') >= 0 || topicPrefix.indexOf('\0') >= 0) {
+                throw invalid(
+                        "topicPrefix",
+                        null,
+                        "MqttPublisher.Builder.topicPrefix '" + topicPrefix
+                                + "' must not contain the wildcards '+' or '#' or a NUL character");
+            }
+            if (completionTimeout == null || completionTimeout.isNegative() || completionTimeout.isZero()) {
+                throw invalid(
+                        "completionTimeout",
+                        "> 0",
+                        "MqttPublisher.Builder.completionTimeout is " + completionTimeout + "; it must be positive");
+            }
+            if (keepAlive == null || keepAlive.getSeconds() < 1 || keepAlive.getSeconds() > 65_535) {
+                throw invalid(
+                        "keepAlive",
+                        "1..65535 s",
+                        "MqttPublisher.Builder.keepAlive is " + keepAlive + "; it must be 1 to 65,535 seconds");
+            }
+            if (format == null) {
+                throw invalid("format", null, "MqttPublisher.Builder.format is missing");
+            }
+            if (maxInflight < 1 || maxInflight > 65_535) {
+                throw invalid(
+                        "maxInflight",
+                        "1..65535",
+                        "MqttPublisher.Builder.maxInflight is " + maxInflight + "; it must be between 1 and 65,535");
+            }
+            MqttConnectOptions options = new MqttConnectOptions();
+            options.setMqttVersion(MqttConnectOptions.MQTT_VERSION_3_1_1);
+            // The outbox table is the durable store: a clean session keeps no broker state to go stale, and
+            // anything unacknowledged when a connection drops is retried from the table.
+            options.setCleanSession(true);
+            options.setAutomaticReconnect(false);
+            options.setMaxInflight(maxInflight);
+            options.setKeepAliveInterval((int) keepAlive.getSeconds());
+            options.setConnectionTimeout((int) Math.max(1, (completionTimeout.toMillis() + 999) / 1000));
+            if (username != null) {
+                options.setUserName(username);
+            }
+            if (password != null) {
+                options.setPassword(password.clone());
+            }
+            MqttAsyncClient client;
+            try {
+                client = new MqttAsyncClient(serverUri, id, new MemoryPersistence());
+            } catch (IllegalArgumentException | MqttException e) {
+                throw invalid(
+                        "serverUri",
+                        null,
+                        "MqttPublisher.Builder.serverUri '" + mask(serverUri) + "' is not usable: " + e.getMessage()
+                                + " (expected tcp://host:port, ssl://host:port, ws://... or wss://...)");
+            }
+            String target = mask(serverUri);
+            String description = "MqttPublisher[" + target + ", clientId=" + id
+                    + (username == null
+                            ? ""
+                            : ", user=" + username + ", password=" + (password == null ? "none" : "***"))
+                    + ", qos=" + qos + ", format=" + format + ", completionTimeout=" + completionTimeout.toMillis()
+                    + " ms, maxInflight=" + maxInflight + "]";
+            return new MqttPublisher(this, new MqttSession(client, options, qos, target), description);
+        }
+
+        /** @return the URI with any user information replaced by {@code ***} */
+        static String mask(String uri) {
+            int scheme = uri.indexOf("://");
+            int start = scheme < 0 ? 0 : scheme + 3;
+            int at = uri.lastIndexOf('@');
+            return at < start ? uri : uri.substring(0, start) + "***" + uri.substring(at);
+        }
+
+        private static OutboxValidationException invalid(String setting, String limit, String message) {
+            return new OutboxValidationException(
+                    "MqttPublisher.Builder." + setting, limit, Objects.requireNonNull(message));
+        }
+    }
+}

@@ -1,0 +1,62 @@
+package io.txoutbox.mqtt;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.transport.PublisherContract;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.eclipse.paho.client.mqttv3.MqttException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The transport contract against the local Mosquitto; a second client subscribed before publishing reads. */
+class MqttPublisherContractTest extends PublisherContract {
+    private static HikariDataSource postgres;
+
+    @BeforeAll
+    static void open() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
+        config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
+        config.setPoolName("mqtt-contract");
+        config.setMaximumPoolSize(4);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(10_000);
+        postgres = new HikariDataSource(config);
+    }
+
+    @AfterAll
+    static void close() {
+        postgres.close();
+    }
+
+    @Override
+    protected InetSocketAddress brokerAddress() {
+        return new InetSocketAddress("127.0.0.1", 1883);
+    }
+
+    @Override
+    protected Publisher newPublisher(String host, int port) {
+        return MqttPublisher.builder()
+                .serverUri("tcp://" + host + ":" + port)
+                .completionTimeout(Duration.ofSeconds(2))
+                .build();
+    }
+
+    @Override
+    protected Received subscribe(String destination) throws MqttException {
+        return new Subscriber(destination);
+    }
+
+    @Override
+    protected DataSource outboxDataSource() {
+        return postgres;
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}
