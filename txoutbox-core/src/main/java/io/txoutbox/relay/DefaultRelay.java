@@ -256,6 +256,17 @@ final class DefaultRelay implements Relay {
 
         Set<UUID> marked = complete(completions, now);
         Set<UUID> fencedIds = new java.util.HashSet<>();
+        if (marked == null) {
+            // The database refused every try: nothing was marked, and the lease will bring the batch back.
+            notifyListener(new BatchReport(
+                    name,
+                    events,
+                    finals,
+                    publishDuration,
+                    Set.of(),
+                    claim.unreadable().size()));
+            return claim.size();
+        }
         for (Completion c : completions) {
             if (!marked.contains(c.id())) {
                 fencedIds.add(c.id());
@@ -364,7 +375,11 @@ final class DefaultRelay implements Relay {
         }
     }
 
-    /** Marks the batch; a failing database is retried briefly, then the lease decides (a re-publish). */
+    /**
+     * Marks the batch; a failing database is retried briefly, then the lease decides (a re-publish).
+     *
+     * @return the ids marked, or {@code null} when the database refused every try
+     */
     private Set<UUID> complete(List<Completion> completions, Instant now) {
         RuntimeException last = null;
         for (int tries = 1; tries <= COMPLETE_TRIES; tries++) {
@@ -384,7 +399,7 @@ final class DefaultRelay implements Relay {
                 name,
                 completions.size(),
                 last.getMessage());
-        return Set.of();
+        return null;
     }
 
     private void count(List<ClaimedEvent> events, List<PublishOutcome> finals, Set<UUID> fencedIds, Set<UUID> bad) {
