@@ -7,6 +7,7 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxStats;
 import io.txoutbox.OutboxValidationException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,8 +22,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * The {@code txoutbox} actuator endpoint. Reads: {@code GET /actuator/txoutbox} (stats) and {@code GET
  * /actuator/txoutbox/dead?type=&limit=&after=} (one page of dead events, without payloads). Write: {@code
- * POST /actuator/txoutbox/revive} with a JSON body {@code {"ids": [...]}}, {@code {"type": "..."}} or
- * {@code {"all": true}}. Exposure and security are the application's: expose it with {@code
+ * POST /actuator/txoutbox/revive} with a JSON body {@code {"ids": "id1,id2"}} (comma-separated: the
+ * actuator reads string values), {@code {"type": "..."}} or {@code {"all": true}}. Exposure and security are the application's: expose it with {@code
  * management.endpoints.web.exposure.include=txoutbox} and protect the write operation.
  */
 @Endpoint(id = "txoutbox")
@@ -115,7 +116,7 @@ public class TxOutboxEndpoint {
      * Puts dead events back to pending with a fresh attempt budget, and wakes the relays.
      *
      * @param action {@code revive}
-     * @param ids the dead events to revive
+     * @param ids the dead events to revive, comma-separated
      * @param type every dead event of this type
      * @param all every dead event; must be {@code true} when neither ids nor type is given
      * @return how many were revived
@@ -123,14 +124,18 @@ public class TxOutboxEndpoint {
      */
     @WriteOperation
     public Map<String, Object> revive(
-            @Selector String action, @Nullable List<String> ids, @Nullable String type, @Nullable Boolean all) {
+            @Selector String action, @Nullable String ids, @Nullable String type, @Nullable Boolean all) {
         if (!"revive".equals(action)) {
             throw new InvalidEndpointRequestException(
                     "unknown action '" + action + "'; use /revive", "unknown action; use /revive");
         }
         DeadSelector selector;
-        if (ids != null && !ids.isEmpty()) {
-            selector = DeadSelector.ids(ids.stream().map(TxOutboxEndpoint::uuid).toList());
+        if (ids != null && !ids.isBlank()) {
+            selector = DeadSelector.ids(Arrays.stream(ids.split(","))
+                    .map(String::trim)
+                    .filter(id -> !id.isEmpty())
+                    .map(TxOutboxEndpoint::uuid)
+                    .toList());
         } else if (type != null && !type.isBlank()) {
             selector = DeadSelector.type(type);
         } else if (Boolean.TRUE.equals(all)) {

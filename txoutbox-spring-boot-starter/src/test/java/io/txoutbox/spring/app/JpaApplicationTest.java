@@ -8,9 +8,11 @@ import io.txoutbox.OutboxEvent;
 import io.txoutbox.spring.SpringOutbox;
 import io.txoutbox.spring.TestDatabase;
 import io.txoutbox.spring.TxOutboxEndpoint;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -18,6 +20,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -28,13 +31,15 @@ import org.springframework.test.context.DynamicPropertySource;
  */
 @SpringBootTest(
         classes = OrderApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {
             "spring.jpa.hibernate.ddl-auto=create-drop",
             "spring.jpa.open-in-view=false",
             "txoutbox.create-schema=true",
             "txoutbox.relay.retain-published=1h",
             "txoutbox.relay.name=jpa-app",
-            "management.endpoints.web.exposure.include=health,txoutbox"
+            "management.endpoints.web.exposure.include=health,txoutbox",
+            "management.endpoint.health.show-details=always"
         })
 @DirtiesContext(classMode = DirtiesContext.ClassMode.AFTER_CLASS)
 class JpaApplicationTest {
@@ -65,6 +70,11 @@ class JpaApplicationTest {
 
     @Autowired
     TxOutboxEndpoint endpoint;
+
+    @LocalServerPort
+    int port;
+
+    private final HttpClient http = HttpClient.newHttpClient();
 
     @Test
     void a_rolled_back_order_leaves_neither_row_and_nothing_is_handled() {
@@ -99,8 +109,8 @@ class JpaApplicationTest {
     }
 
     @Test
-    void health_is_down_with_a_dead_event_and_up_again_after_it_is_revived() {
-        assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+    void health_is_down_with_a_dead_event_and_up_again_after_it_is_revived_over_http() throws Exception {
+        assertThat(get("/actuator/health/txoutbox").statusCode()).isEqualTo(200);
         handled.refusePayments.set(true);
         OutboxEvent payment = service.capturePayment("o-paid");
 
@@ -108,31 +118,62 @@ class JpaApplicationTest {
                 .until(() -> outbox.admin().stats().dead() == 1);
         assertThat(health.health().getStatus()).isEqualTo(Status.DOWN);
         assertThat(health.health().getDetails()).containsEntry("dead", 1L).containsKey("reason");
-        @SuppressWarnings("unchecked")
-        List<Map<String, Object>> dead = (List<Map<String, Object>>)
-                endpoint.dead("dead", null, null, null).get("events");
-        assertThat(dead).singleElement().satisfies(e -> {
-            assertThat(e.get("id")).isEqualTo(payment.id().toString());
-            assertThat((String) e.get("lastError")).contains("payment provider refused");
-        });
+        HttpResponse<String> down = get("/actuator/health/txoutbox");
+        assertThat(down.statusCode()).isEqualTo(503);
+        assertThat(down.body()).contains("\"DOWN\"").contains("dead events");
+
+        HttpResponse<String> dead = get("/actuator/txoutbox/dead?type=payment.captured");
+        assertThat(dead.statusCode()).isEqualTo(200);
+        assertThat(dead.body()).contains(payment.id().toString()).contains("payment provider refused");
 
         handled.refusePayments.set(false);
-        assertThat(endpoint.revive("revive", List.of(payment.id().toString()), null, null))
-                .containsEntry("revived", 1);
+        HttpResponse<String> revived = post("/actuator/txoutbox/revive", "{\"ids\":\"" + payment.id() + "\"}");
+        assertThat(revived.statusCode()).as(revived.body()).isEqualTo(200);
+        assertThat(revived.body()).contains("\"revived\":1");
 
         await().atMost(Duration.ofSeconds(20)).until(() -> handled.count("payment.captured:o-paid") == 1);
         await().atMost(Duration.ofSeconds(20))
-                .until(() -> health.health().getStatus().equals(Status.UP));
-        assertThat(endpoint.stats()).containsEntry("dead", 0L).containsEntry("table", OUTBOX);
+                .until(() -> get("/actuator/health/txoutbox").statusCode() == 200);
+        assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+        HttpResponse<String> stats = get("/actuator/txoutbox");
+        assertThat(stats.body()).contains("\"dead\":0").contains("\"table\":\"" + OUTBOX + "\"");
     }
 
     @Test
-    void the_endpoint_refuses_a_revive_that_names_nothing() {
+    void the_endpoint_answers_400_to_a_revive_that_names_nothing_and_never_revives_on_get() throws Exception {
+        assertThat(post("/actuator/txoutbox/revive", "{}").statusCode()).isEqualTo(400);
+        assertThat(post("/actuator/txoutbox/revive", "{\"ids\":\"not-a-uuid\"}").statusCode())
+                .isEqualTo(400);
+        assertThat(get("/actuator/txoutbox/revive").statusCode()).isEqualTo(400);
+        HttpResponse<String> all = post("/actuator/txoutbox/revive", "{\"all\":true}");
+        assertThat(all.statusCode()).isEqualTo(200);
+        assertThat(all.body()).contains("\"revived\":");
+    }
+
+    @Test
+    void the_endpoint_operations_refuse_bad_input() {
         assertThatThrownBy(() -> endpoint.revive("revive", null, null, null))
                 .hasMessageContaining("ids, type, or all=true");
-        assertThatThrownBy(() -> endpoint.revive("revive", List.of("not-a-uuid"), null, null))
+        assertThatThrownBy(() -> endpoint.revive("revive", "not-a-uuid", null, null))
                 .hasMessageContaining("not an event id");
-        assertThat(endpoint.revive("revive", List.of(UUID.randomUUID().toString()), null, null))
+        assertThat(endpoint.revive("revive", UUID.randomUUID() + "," + UUID.randomUUID(), null, null))
                 .containsEntry("revived", 0);
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                        .GET()
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(String path, String json) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://localhost:" + port + path))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(json))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 }
