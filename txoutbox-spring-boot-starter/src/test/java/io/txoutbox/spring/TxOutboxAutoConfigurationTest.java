@@ -6,10 +6,14 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.txoutbox.EventScope;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxException;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.micrometer.OpenTelemetryScope;
 import io.txoutbox.micrometer.OutboxMetrics;
 import io.txoutbox.relay.Relay;
@@ -27,7 +31,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceInitializationAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
@@ -363,6 +369,50 @@ class TxOutboxAutoConfigurationTest {
                     assertThat(context).doesNotHaveBean(SpringOutbox.class);
                     assertThat(context).hasSingleBean(RelayLifecycle.class);
                 });
+    }
+
+    @Test
+    void health_is_down_when_the_oldest_unpublished_event_is_older_than_the_threshold() {
+        withDatabase()
+                .withPropertyValues("txoutbox.health.oldest-pending-age-threshold=1ms")
+                .run(context -> {
+                    HealthIndicator health = context.getBean("txoutboxHealthIndicator", HealthIndicator.class);
+                    assertThat(health.health().getStatus()).isEqualTo(Status.UP);
+                    appendInTransaction(context, "order.placed", "o-1"); // no relay: it stays pending
+                    await().atMost(Duration.ofSeconds(20))
+                            .until(() -> health.health().getStatus().equals(Status.DOWN));
+                    assertThat((String) health.health().getDetails().get("reason"))
+                            .contains("oldest unpublished event");
+                });
+    }
+
+    @Test
+    void an_event_appended_inside_a_span_reaches_the_publisher_with_its_traceparent() {
+        try (SdkTracerProvider tracing = SdkTracerProvider.builder().build()) {
+            withDatabase().withUserConfiguration(PublisherConfig.class).run(context -> {
+                Span span = tracing.get("test").spanBuilder("place-order").startSpan();
+                try (Scope ignored = span.makeCurrent()) {
+                    appendInTransaction(context, "order.placed", "o-1");
+                } finally {
+                    span.end();
+                }
+                RecordingPublisher broker = context.getBean(RecordingPublisher.class);
+                await().atMost(Duration.ofSeconds(20)).until(() -> broker.publishedCount() == 1);
+                assertThat(broker.published().get(0).traceparent())
+                        .isEqualTo("00-" + span.getSpanContext().getTraceId() + "-"
+                                + span.getSpanContext().getSpanId() + "-01");
+            });
+        }
+    }
+
+    @Test
+    void the_failure_analyzer_names_the_property_to_fix() {
+        OutboxValidationException cause = new OutboxValidationException(
+                "txoutbox.relay.batch-size", "1..10000", "Invalid property txoutbox.relay.batch-size: is 0");
+        FailureAnalysis analysis =
+                new TxOutboxFailureAnalyzer().analyze(new IllegalStateException("context failed", cause));
+        assertThat(analysis.getDescription()).contains("txoutbox.relay.batch-size");
+        assertThat(analysis.getAction()).contains("txoutbox.relay.batch-size").contains("1..10000");
     }
 
     @Test
