@@ -1,0 +1,639 @@
+package io.txoutbox.webhook;
+
+import io.txoutbox.OutboxValidationException;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.MessageHeaders;
+import io.txoutbox.spi.Outcome;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Publisher;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes events as HTTP webhooks, signed per <a href="https://www.standardwebhooks.com/">Standard
+ * Webhooks</a>, on the JDK's {@link HttpClient}. Each event is POSTed to every endpoint whose event-type filter
+ * matches it; the body is the payload bytes, the {@code Content-Type} the event's, and the headers are the
+ * {@link MessageHeaders} plus {@code webhook-id} (the event id), {@code webhook-timestamp} and
+ * {@code webhook-signature}.
+ *
+ * <pre>{@code
+ * WebhookPublisher webhooks = WebhookPublisher.builder()
+ *         .endpoint(WebhookEndpoint.builder("https://billing.example.com/hooks")
+ *                 .secret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+ *                 .eventTypes("order.*")
+ *                 .build())
+ *         .build();
+ * }</pre>
+ *
+ * <p>Outcomes, per event: {@link Outcome#PUBLISHED} once every matching endpoint answered 2xx. Any endpoint
+ * answering 3xx (redirects are never followed) or a 4xx other than 408 and 429, or a target refused as a
+ * private address, makes it {@link Outcome#DEAD}. Otherwise any endpoint answering 408, 429 or 5xx, or failing
+ * to connect or answer in time, makes it {@link Outcome#RETRY}, no sooner than its {@code Retry-After}. An
+ * event that no endpoint matches is dead. Endpoints that already answered 2xx for a retried event are
+ * remembered in memory and skipped on the retry; a restart or another relay sends it to them again (at least
+ * once: receivers deduplicate by {@code webhook-id}).
+ *
+ * <p>Thread-safe; several relays may share one publisher. {@link #close()} ends the threads it created.
+ */
+public final class WebhookPublisher implements Publisher {
+    /** The Standard Webhooks message id header: the event id, the same on every retry. */
+    public static final String WEBHOOK_ID = "webhook-id";
+    /** The Standard Webhooks timestamp header: Unix seconds when this attempt was signed. */
+    public static final String WEBHOOK_TIMESTAMP = "webhook-timestamp";
+    /** The Standard Webhooks signature header: {@code v1,<base64>} per secret, space-separated. */
+    public static final String WEBHOOK_SIGNATURE = "webhook-signature";
+
+    private static final Logger log = LoggerFactory.getLogger(WebhookPublisher.class);
+    private static final String USER_AGENT = "txoutbox-webhook";
+    private static final String DEFAULT_CONTENT_TYPE = "application/octet-stream";
+    /** Event headers that would break the request if copied: framing and hop-by-hop headers. */
+    private static final Set<String> SKIPPED_HEADERS = Set.of(
+            "connection",
+            "content-length",
+            "expect",
+            "host",
+            "upgrade",
+            "transfer-encoding",
+            "te",
+            "trailer",
+            "keep-alive",
+            "proxy-connection",
+            "http2-settings",
+            "content-type",
+            "user-agent",
+            WEBHOOK_ID,
+            WEBHOOK_TIMESTAMP,
+            WEBHOOK_SIGNATURE);
+
+    private static final AtomicInteger PUBLISHERS = new AtomicInteger();
+    /** Marks a name that did not resolve: DNS may come back, so it retries instead of going dead. */
+    private static final String UNRESOLVED = "cannot resolve host ";
+
+    private final List<WebhookEndpoint> endpoints;
+    private final Duration connectTimeout;
+    private final Duration requestTimeout;
+    private final boolean allowPrivateNetworks;
+    private final InstantSource clock;
+    private final AddressPolicy.Resolver resolver;
+    private final ExecutorService ownExecutor;
+    private final Executor executor;
+    private final HttpClient client;
+    private final AsyncLimiter limiter;
+    private final DeliveryMemory memory;
+    private final int maxConcurrentRequests;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private WebhookPublisher(Builder b) {
+        this.endpoints = List.copyOf(b.endpoints);
+        this.connectTimeout = b.connectTimeout;
+        this.requestTimeout = b.requestTimeout;
+        this.allowPrivateNetworks = b.allowPrivateNetworks;
+        this.clock = b.clock;
+        this.resolver = b.resolver;
+        this.maxConcurrentRequests = b.maxConcurrentRequests;
+        if (b.executor == null) {
+            this.ownExecutor = Executors.newCachedThreadPool(threads());
+            this.executor = ownExecutor;
+        } else {
+            this.ownExecutor = null;
+            this.executor = b.executor;
+        }
+        this.client = HttpClient.newBuilder()
+                .connectTimeout(connectTimeout)
+                .followRedirects(HttpClient.Redirect.NEVER)
+                .executor(executor)
+                .build();
+        this.limiter = new AsyncLimiter(maxConcurrentRequests, executor);
+        this.memory = new DeliveryMemory(b.rememberAcceptedDeliveries);
+    }
+
+    /** @return a builder with no endpoint: add at least one */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the endpoints, in the order given */
+    public List<WebhookEndpoint> endpoints() {
+        return endpoints;
+    }
+
+    /**
+     * Sends every event to its matching endpoints, at most {@code maxConcurrentRequests} requests at once, and
+     * completes with one outcome per event in batch order once every request was answered or failed. The
+     * stage never completes exceptionally.
+     *
+     * @throws IllegalStateException when the publisher is closed (the relay retries the batch)
+     */
+    @Override
+    public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
+        if (closed.get()) {
+            throw new IllegalStateException("WebhookPublisher is closed");
+        }
+        List<CompletableFuture<PublishOutcome>> outcomes = new ArrayList<>(batch.size());
+        for (ClaimedEvent event : batch) {
+            outcomes.add(deliver(event));
+        }
+        return CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new))
+                .thenApply(
+                        done -> outcomes.stream().map(CompletableFuture::join).toList());
+    }
+
+    private CompletableFuture<PublishOutcome> deliver(ClaimedEvent event) {
+        List<WebhookEndpoint> matching = new ArrayList<>();
+        for (WebhookEndpoint endpoint : endpoints) {
+            if (endpoint.accepts(event.eventType())) {
+                matching.add(endpoint);
+            }
+        }
+        if (matching.isEmpty()) {
+            List<String> filters =
+                    endpoints.stream().map(e -> e.name() + " " + e.eventTypes()).toList();
+            return CompletableFuture.completedFuture(PublishOutcome.dead(
+                    "no webhook endpoint matches event type '" + event.eventType() + "' (endpoints: " + filters + ")"));
+        }
+        Set<String> acceptedBefore = memory.acceptedBy(event.id());
+        List<WebhookEndpoint> pending = new ArrayList<>();
+        for (WebhookEndpoint endpoint : matching) {
+            if (!acceptedBefore.contains(endpoint.name())) {
+                pending.add(endpoint);
+            }
+        }
+        if (pending.isEmpty()) {
+            memory.forget(event.id());
+            return CompletableFuture.completedFuture(PublishOutcome.PUBLISHED);
+        }
+        List<CompletableFuture<PublishOutcome>> sends = new ArrayList<>(pending.size());
+        for (WebhookEndpoint endpoint : pending) {
+            sends.add(limiter.submit(() -> attempt(event, endpoint))
+                    .exceptionally(e ->
+                            PublishOutcome.retry(prefix(endpoint) + "unexpected failure: " + describe(unwrap(e)))));
+        }
+        return CompletableFuture.allOf(sends.toArray(CompletableFuture[]::new))
+                .thenApply(done -> combine(
+                        event,
+                        pending,
+                        sends.stream().map(CompletableFuture::join).toList()));
+    }
+
+    /**
+     * Dead wins (an endpoint that refuses the event will refuse it again: retrying only wastes attempts),
+     * then retry (with the latest Retry-After any endpoint asked for), then published.
+     */
+    private PublishOutcome combine(ClaimedEvent event, List<WebhookEndpoint> sentTo, List<PublishOutcome> results) {
+        List<String> accepted = new ArrayList<>();
+        List<String> dead = new ArrayList<>();
+        List<String> retry = new ArrayList<>();
+        Instant notBefore = null;
+        boolean everyRetryHasNotBefore = true;
+        for (int i = 0; i < results.size(); i++) {
+            PublishOutcome r = results.get(i);
+            switch (r.outcome()) {
+                case PUBLISHED -> accepted.add(sentTo.get(i).name());
+                case DEAD -> dead.add(r.reason());
+                case RETRY -> {
+                    retry.add(r.reason());
+                    if (r.notBefore() == null) {
+                        everyRetryHasNotBefore = false;
+                    } else if (notBefore == null || r.notBefore().isAfter(notBefore)) {
+                        notBefore = r.notBefore();
+                    }
+                }
+            }
+        }
+        if (!dead.isEmpty()) {
+            memory.forget(event.id());
+            List<String> reasons = new ArrayList<>(dead);
+            reasons.addAll(retry);
+            PublishOutcome outcome = PublishOutcome.dead(String.join("; ", reasons));
+            log.debug("webhook event {} ({}) is dead: {}", event.id(), event.eventType(), outcome.reason());
+            return outcome;
+        }
+        if (!retry.isEmpty()) {
+            memory.remember(event.id(), accepted);
+            String reason = String.join("; ", retry);
+            log.debug("webhook event {} ({}) will be retried: {}", event.id(), event.eventType(), reason);
+            // A Retry-After is honoured even when another endpoint failed without one: the later time wins.
+            return notBefore != null ? PublishOutcome.retryNotBefore(reason, notBefore) : PublishOutcome.retry(reason);
+        }
+        memory.forget(event.id());
+        return PublishOutcome.PUBLISHED;
+    }
+
+    private CompletableFuture<PublishOutcome> attempt(ClaimedEvent event, WebhookEndpoint endpoint) {
+        CompletableFuture<String> refusal = allowPrivateNetworks
+                ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.supplyAsync(() -> refusalOf(endpoint), executor);
+        return refusal.thenCompose(why -> {
+                    if (why != null) {
+                        return CompletableFuture.completedFuture(
+                                why.startsWith(UNRESOLVED)
+                                        ? PublishOutcome.retry(prefix(endpoint) + why)
+                                        : PublishOutcome.dead(prefix(endpoint) + "refused: " + why));
+                    }
+                    return client.sendAsync(request(event, endpoint), HttpResponse.BodyHandlers.discarding())
+                            .handle((response, error) ->
+                                    error == null ? outcomeOf(endpoint, response) : outcomeOf(endpoint, unwrap(error)));
+                })
+                .exceptionally(e -> PublishOutcome.retry(prefix(endpoint) + describe(unwrap(e))));
+    }
+
+    private String refusalOf(WebhookEndpoint endpoint) {
+        String host = endpoint.url().getHost();
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        try {
+            return AddressPolicy.check(host, resolver);
+        } catch (UnknownHostException e) {
+            // DNS may come back: retry, never dead.
+            return UNRESOLVED + "'" + host + "'";
+        }
+    }
+
+    private HttpRequest request(ClaimedEvent event, WebhookEndpoint endpoint) {
+        URI url = endpoint.url();
+        HttpRequest.Builder request = HttpRequest.newBuilder(url)
+                .timeout(requestTimeout)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(event.payload()));
+        if ("http".equalsIgnoreCase(url.getScheme())) {
+            // Plain HTTP/2 would start with an h2c upgrade, which many receivers mishandle; TLS negotiates h2.
+            request.version(HttpClient.Version.HTTP_1_1);
+        }
+        Map<String, String[]> headers = new LinkedHashMap<>();
+        for (Map.Entry<String, String> h : MessageHeaders.of(event).entrySet()) {
+            String key = h.getKey().toLowerCase(Locale.ROOT);
+            if (!SKIPPED_HEADERS.contains(key)) {
+                headers.putIfAbsent(key, new String[] {h.getKey(), h.getValue()});
+            }
+        }
+        for (Map.Entry<String, String> h : endpoint.headers().entrySet()) {
+            headers.put(h.getKey(), new String[] {h.getKey(), h.getValue()});
+        }
+        for (String[] h : headers.values()) {
+            try {
+                request.setHeader(h[0], h[1]);
+            } catch (IllegalArgumentException e) {
+                // A row written by another program may carry a header HTTP cannot: skip it, never the event.
+                log.debug("webhook event {}: header '{}' skipped, the JDK's HttpClient refuses it", event.id(), h[0]);
+            }
+        }
+        String contentType = event.contentType() == null ? DEFAULT_CONTENT_TYPE : event.contentType();
+        try {
+            request.setHeader("Content-Type", contentType);
+        } catch (IllegalArgumentException e) {
+            request.setHeader("Content-Type", DEFAULT_CONTENT_TYPE);
+        }
+        String id = event.id().toString();
+        String timestamp = Long.toString(clock.instant().getEpochSecond());
+        request.setHeader("User-Agent", USER_AGENT);
+        request.setHeader(WEBHOOK_ID, id);
+        request.setHeader(WEBHOOK_TIMESTAMP, timestamp);
+        request.setHeader(WEBHOOK_SIGNATURE, Signatures.header(endpoint.keys(), id, timestamp, event.payload()));
+        return request.build();
+    }
+
+    private PublishOutcome outcomeOf(WebhookEndpoint endpoint, HttpResponse<?> response) {
+        int status = response.statusCode();
+        String what = prefix(endpoint) + "HTTP " + status + " from " + endpoint.target();
+        if (status >= 200 && status < 300) {
+            return PublishOutcome.PUBLISHED;
+        }
+        if (status >= 300 && status < 400) {
+            String to = response.headers()
+                    .firstValue("Location")
+                    .map(WebhookPublisher::locationTarget)
+                    .orElse("");
+            return PublishOutcome.dead(
+                    what + ": redirects are refused, not followed" + to + "; point the endpoint at the final URL");
+        }
+        if (status == 408 || status == 429 || status >= 500 && status < 600) {
+            String retryAfter = response.headers().firstValue("Retry-After").orElse(null);
+            Instant notBefore = RetryAfter.parse(retryAfter, clock.instant());
+            return notBefore == null
+                    ? PublishOutcome.retry(what)
+                    : PublishOutcome.retryNotBefore(what + " (Retry-After " + retryAfter.trim() + ")", notBefore);
+        }
+        if (status >= 400 && status < 500) {
+            return PublishOutcome.dead(what);
+        }
+        return PublishOutcome.retry(what + ": unexpected status");
+    }
+
+    private PublishOutcome outcomeOf(WebhookEndpoint endpoint, Throwable error) {
+        String where = prefix(endpoint) + endpoint.target() + ": ";
+        if (error instanceof HttpConnectTimeoutException) {
+            return PublishOutcome.retry(where + "connect timed out after " + connectTimeout.toMillis() + " ms");
+        }
+        if (error instanceof HttpTimeoutException) {
+            return PublishOutcome.retry(where + "no response within " + requestTimeout.toMillis() + " ms");
+        }
+        if (error instanceof ConnectException) {
+            return PublishOutcome.retry(where + "cannot connect (" + describe(error) + ")");
+        }
+        if (error instanceof IOException) {
+            return PublishOutcome.retry(where + describe(error));
+        }
+        return PublishOutcome.retry(where + "unexpected failure: " + describe(error));
+    }
+
+    /** Names a redirect's target by host and path only: a query may carry a token. */
+    private static String locationTarget(String location) {
+        try {
+            URI uri = URI.create(location.trim());
+            return uri.getHost() == null
+                    ? " (to " + uri.getRawPath() + ")"
+                    : " (to " + WebhookEndpoint.target(uri) + ")";
+        } catch (IllegalArgumentException e) {
+            return "";
+        }
+    }
+
+    /** Named endpoints are named in reasons; an unnamed one is named by its target, which follows anyway. */
+    private static String prefix(WebhookEndpoint endpoint) {
+        return endpoint.name().equals(endpoint.target()) ? "" : "webhook '" + endpoint.name() + "': ";
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        Throwable t = e;
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String describe(Throwable e) {
+        return e.getMessage() == null
+                ? e.getClass().getSimpleName()
+                : e.getClass().getSimpleName() + ": " + e.getMessage();
+    }
+
+    private static ThreadFactory threads() {
+        int publisher = PUBLISHERS.incrementAndGet();
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, "txoutbox-webhook-" + publisher + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /**
+     * Stops accepting batches and ends the threads this publisher created, waiting up to the request timeout
+     * for requests in flight. A user-given executor is left running. Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (client instanceof AutoCloseable closeable) {
+            // Java 21 and later can close an HttpClient; on 17 its selector thread ends once it is unreachable.
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                log.debug("closing the HttpClient failed", e);
+            }
+        }
+        if (ownExecutor != null) {
+            ownExecutor.shutdown();
+            try {
+                if (!ownExecutor.awaitTermination(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    ownExecutor.shutdownNow();
+                }
+            } catch (InterruptedException e) {
+                ownExecutor.shutdownNow();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Shows the endpoints without secrets, header values or query strings. */
+    @Override
+    public String toString() {
+        return "WebhookPublisher[endpoints=" + endpoints + ", connectTimeout=" + connectTimeout + ", requestTimeout="
+                + requestTimeout + ", maxConcurrentRequests=" + maxConcurrentRequests + ", allowPrivateNetworks="
+                + allowPrivateNetworks + "]";
+    }
+
+    /** Builds a {@link WebhookPublisher}; everything is checked at {@link #build()}. */
+    public static final class Builder {
+        private final List<WebhookEndpoint> endpoints = new ArrayList<>();
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration requestTimeout = Duration.ofSeconds(10);
+        private int maxConcurrentRequests = 16;
+        private boolean allowPrivateNetworks;
+        private InstantSource clock = InstantSource.system();
+        private int rememberAcceptedDeliveries = 10_000;
+        private Executor executor;
+        private AddressPolicy.Resolver resolver = AddressPolicy.Resolver.SYSTEM;
+
+        private Builder() {}
+
+        /**
+         * @param endpoint a receiver; add as many as needed (names must differ)
+         * @return this builder
+         */
+        public Builder endpoint(WebhookEndpoint endpoint) {
+            endpoints.add(Objects.requireNonNull(endpoint, "endpoint"));
+            return this;
+        }
+
+        /**
+         * @param endpoints receivers to add
+         * @return this builder
+         */
+        public Builder endpoints(Collection<WebhookEndpoint> endpoints) {
+            endpoints.forEach(this::endpoint);
+            return this;
+        }
+
+        /**
+         * @param timeout how long to wait for a TCP (and TLS) connection (default 5 s); then the event retries
+         * @return this builder
+         */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * @param timeout how long to wait for the response status after sending (default 10 s); then the
+         *     event retries. Keep {@code requestTimeout × ceil(batch × endpoints / maxConcurrentRequests)}
+         *     below the relay's publish timeout, or a slow receiver makes the whole batch time out.
+         * @return this builder
+         */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * @param max how many requests may be in flight at once across all batches and endpoints (default 16)
+         * @return this builder
+         */
+        public Builder maxConcurrentRequests(int max) {
+            this.maxConcurrentRequests = max;
+            return this;
+        }
+
+        /**
+         * @param allow whether endpoints may resolve to loopback, private, link-local, unique-local,
+         *     multicast, unspecified or other reserved addresses (default false: such a target is refused
+         *     and the event is dead). Allow it only when the endpoints are trusted configuration.
+         * @return this builder
+         */
+        public Builder allowPrivateNetworks(boolean allow) {
+            this.allowPrivateNetworks = allow;
+            return this;
+        }
+
+        /**
+         * @param clock the time of {@code webhook-timestamp} and the base of {@code Retry-After} seconds
+         *     (default the system clock)
+         * @return this builder
+         */
+        public Builder clock(InstantSource clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /**
+         * @param events how many events to remember the accepting endpoints of, so that a retry skips them
+         *     (default 10,000; 0 sends every retry to every matching endpoint)
+         * @return this builder
+         */
+        public Builder rememberAcceptedDeliveries(int events) {
+            this.rememberAcceptedDeliveries = events;
+            return this;
+        }
+
+        /**
+         * @param executor runs the HttpClient's work and name resolution (default: the publisher's own daemon
+         *     threads {@code txoutbox-webhook-*}, ended by {@link WebhookPublisher#close()}; a given executor
+         *     is never shut down by the publisher)
+         * @return this builder
+         */
+        public Builder executor(Executor executor) {
+            this.executor = executor;
+            return this;
+        }
+
+        /** For tests: resolves host names for the private-network check. */
+        Builder resolver(AddressPolicy.Resolver resolver) {
+            this.resolver = resolver;
+            return this;
+        }
+
+        /**
+         * @return the publisher
+         * @throws OutboxValidationException when there is no endpoint, two share a name, a timeout is not
+         *     positive, a limit is out of range, or an endpoint's IP literal is a private address while private
+         *     networks are not allowed
+         */
+        public WebhookPublisher build() {
+            if (endpoints.isEmpty()) {
+                throw new OutboxValidationException(
+                        "WebhookPublisher.endpoint", null, "WebhookPublisher has no endpoint: add endpoint(...)");
+            }
+            Set<String> names = new HashSet<>();
+            for (WebhookEndpoint e : endpoints) {
+                if (!names.add(e.name())) {
+                    throw new OutboxValidationException(
+                            "WebhookPublisher.endpoint",
+                            null,
+                            "WebhookPublisher has two endpoints named '" + e.name() + "'; give each a unique name");
+                }
+            }
+            positive("connectTimeout", connectTimeout);
+            positive("requestTimeout", requestTimeout);
+            if (maxConcurrentRequests < 1 || maxConcurrentRequests > 10_000) {
+                throw new OutboxValidationException(
+                        "WebhookPublisher.maxConcurrentRequests",
+                        "1-10000",
+                        "WebhookPublisher.maxConcurrentRequests is " + maxConcurrentRequests + "; give 1 to 10,000");
+            }
+            if (rememberAcceptedDeliveries < 0 || rememberAcceptedDeliveries > 1_000_000) {
+                throw new OutboxValidationException(
+                        "WebhookPublisher.rememberAcceptedDeliveries",
+                        "0-1000000",
+                        "WebhookPublisher.rememberAcceptedDeliveries is " + rememberAcceptedDeliveries
+                                + "; give 0 to 1,000,000");
+            }
+            if (clock == null) {
+                throw new OutboxValidationException("WebhookPublisher.clock", null, "WebhookPublisher.clock is null");
+            }
+            if (!allowPrivateNetworks) {
+                for (WebhookEndpoint e : endpoints) {
+                    refuseLiteral(e);
+                }
+            }
+            WebhookPublisher publisher = new WebhookPublisher(this);
+            log.info("webhook publisher built: {}", publisher);
+            return publisher;
+        }
+
+        private static void refuseLiteral(WebhookEndpoint endpoint) {
+            String host = endpoint.url().getHost();
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            if (!AddressPolicy.isLiteral(host)) {
+                return; // names are resolved and checked at every send
+            }
+            try {
+                String why = AddressPolicy.check(host, AddressPolicy.Resolver.SYSTEM);
+                if (why != null) {
+                    throw new OutboxValidationException(
+                            "WebhookPublisher.allowPrivateNetworks",
+                            null,
+                            "WebhookEndpoint '" + endpoint.name() + "' is refused: " + why);
+                }
+            } catch (UnknownHostException e) {
+                throw new OutboxValidationException(
+                        "WebhookEndpoint.url",
+                        null,
+                        "WebhookEndpoint '" + endpoint.name() + "' has an invalid IP address");
+            }
+        }
+
+        private static void positive(String setting, Duration value) {
+            if (value == null || value.isNegative() || value.isZero()) {
+                throw new OutboxValidationException(
+                        "WebhookPublisher." + setting,
+                        null,
+                        "WebhookPublisher." + setting + " is " + value + "; give a positive duration");
+            }
+        }
+    }
+}

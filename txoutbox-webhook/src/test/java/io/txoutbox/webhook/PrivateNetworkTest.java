@@ -1,0 +1,190 @@
+package io.txoutbox.webhook;
+
+import static io.txoutbox.webhook.Events.event;
+import static io.txoutbox.webhook.WebhookPublisherTest.SECRET;
+import static io.txoutbox.webhook.WebhookPublisherTest.publish;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txoutbox.OutboxValidationException;
+import io.txoutbox.spi.Outcome;
+import io.txoutbox.spi.PublishOutcome;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Server-side request forgery protection. Every refusal here happens before any request: no test sends
+ * traffic to a non-loopback address (refused literals never reach the HttpClient, stub names end in
+ * {@code .invalid}, which never resolves, and classification uses literals only).
+ */
+class PrivateNetworkTest {
+    private static TestReceiver receiver;
+
+    @BeforeAll
+    static void start() throws Exception {
+        receiver = new TestReceiver(WebhookVerifier.builder().secret(SECRET).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        receiver.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        receiver.reset();
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "http://127.0.0.1:{port}/hooks   | '127.0.0.1', a loopback address",
+                "http://127.1.2.3/hooks          | a loopback address",
+                "http://[::1]:{port}/hooks       | '::1', a loopback address",
+                "http://10.1.2.3/hooks           | '10.1.2.3', a private address",
+                "http://172.16.0.1/hooks         | a private address",
+                "http://192.168.1.1/hooks        | a private address",
+                "http://169.254.169.254/latest   | '169.254.169.254', a link-local address",
+                "http://[fe80::1]/hooks          | a link-local address",
+                "http://[fd00::1]/hooks          | a unique-local address (fc00::/7)",
+                "http://0.0.0.0/hooks            | the unspecified address",
+                "http://[::]/hooks               | the unspecified address",
+                "http://224.0.0.1/hooks          | a multicast address",
+                "http://100.64.0.1/hooks         | carrier-grade NAT",
+                "http://[::ffff:127.0.0.1]/hooks | a loopback address",
+                "https://[::ffff:a00:1]/hooks    | a private address",
+            })
+    void a_private_ip_literal_is_refused_at_build_unless_allowed(String url, String why) {
+        String endpointUrl = url.replace("{port}", Integer.toString(receiver.port()));
+        WebhookEndpoint endpoint = WebhookEndpoint.of(endpointUrl, SECRET);
+
+        assertThatThrownBy(() -> WebhookPublisher.builder().endpoint(endpoint).build())
+                .isInstanceOf(OutboxValidationException.class)
+                .hasMessageContaining(why)
+                .hasMessageContaining("private networks are refused (WebhookPublisher.Builder.allowPrivateNetworks)")
+                .extracting(e -> ((OutboxValidationException) e).field())
+                .isEqualTo("WebhookPublisher.allowPrivateNetworks");
+        assertThat(receiver.requests()).isEmpty();
+    }
+
+    @Test
+    void a_name_that_resolves_to_loopback_is_refused_at_send_time_and_nothing_is_sent() throws Exception {
+        String url = "http://localhost:" + receiver.port() + "/hooks";
+        try (WebhookPublisher publisher = WebhookPublisher.builder()
+                .endpoint(WebhookEndpoint.of(url, SECRET))
+                .build()) {
+            PublishOutcome outcome = publish(publisher, event("order.placed")).get(0);
+
+            assertThat(outcome.outcome()).isEqualTo(Outcome.DEAD);
+            assertThat(outcome.reason())
+                    .startsWith("refused: 'localhost' resolves to ")
+                    .contains("a loopback address", "allowPrivateNetworks");
+        }
+        assertThat(receiver.requests()).as("no request reached the receiver").isEmpty();
+    }
+
+    @Test
+    void the_same_name_is_sent_to_once_private_networks_are_allowed() throws Exception {
+        String url = "http://localhost:" + receiver.port() + "/hooks";
+        try (WebhookPublisher publisher = WebhookPublisher.builder()
+                .endpoint(WebhookEndpoint.of(url, SECRET))
+                .allowPrivateNetworks(true)
+                .build()) {
+            assertThat(publish(publisher, event("order.placed"))).containsExactly(PublishOutcome.PUBLISHED);
+        }
+        assertThat(receiver.accepted()).hasSize(1);
+    }
+
+    @Test
+    void every_resolved_address_is_checked_so_one_private_address_among_public_ones_is_refused() throws Exception {
+        PublishOutcome outcome = publishVia(
+                host -> new InetAddress[] {InetAddress.getByName("93.184.216.34"), InetAddress.getByName("10.0.0.7")});
+        assertThat(outcome)
+                .isEqualTo(PublishOutcome.dead("refused: 'hooks.invalid' resolves to 10.0.0.7, a private "
+                        + "address; private networks are refused (WebhookPublisher.Builder.allowPrivateNetworks)"));
+    }
+
+    @Test
+    void a_name_that_resolves_to_the_cloud_metadata_address_is_refused() throws Exception {
+        PublishOutcome outcome = publishVia(host -> new InetAddress[] {InetAddress.getByName("169.254.169.254")});
+        assertThat(outcome.outcome()).isEqualTo(Outcome.DEAD);
+        assertThat(outcome.reason()).contains("169.254.169.254, a link-local address");
+    }
+
+    @Test
+    void a_name_that_does_not_resolve_retries() throws Exception {
+        PublishOutcome outcome = publishVia(host -> {
+            throw new UnknownHostException(host);
+        });
+        assertThat(outcome).isEqualTo(PublishOutcome.retry("cannot resolve host 'hooks.invalid'"));
+    }
+
+    private static PublishOutcome publishVia(AddressPolicy.Resolver resolver) throws Exception {
+        try (WebhookPublisher publisher = WebhookPublisher.builder()
+                .endpoint(WebhookEndpoint.of("https://hooks.invalid/orders", SECRET))
+                .resolver(resolver)
+                .build()) {
+            return publish(publisher, event("order.placed")).get(0);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "127.0.0.1",
+                "10.0.0.1",
+                "172.31.255.255",
+                "192.168.0.1",
+                "169.254.0.1",
+                "0.1.2.3",
+                "100.127.0.1",
+                "198.18.0.1",
+                "224.0.0.251",
+                "255.255.255.255",
+                "::1",
+                "::",
+                "fe80::1",
+                "fc00::1",
+                "fdff::1",
+                "fec0::1",
+                "ff02::1",
+                "::a00:1",
+                "64:ff9b::a00:1",
+                "2002:7f00:1::",
+                "2002:a9fe:a9fe::"
+            })
+    void refused_addresses(String literal) throws Exception {
+        assertThat(AddressPolicy.refusal(InetAddress.getByName(literal)))
+                .as(literal)
+                .isNotNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "8.8.8.8",
+                "1.1.1.1",
+                "93.184.216.34",
+                "172.32.0.1",
+                "172.15.255.255",
+                "192.169.0.1",
+                "100.128.0.1",
+                "2606:4700:4700::1111",
+                "2001:4860:4860::8888",
+                "64:ff9b::808:808",
+                "2002:808:808::"
+            })
+    void public_addresses(String literal) throws Exception {
+        assertThat(AddressPolicy.refusal(InetAddress.getByName(literal)))
+                .as(literal)
+                .isNull();
+    }
+}

@@ -1,0 +1,81 @@
+package io.txoutbox.webhook;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.transport.PublisherContract;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The transport contract against a real HTTP receiver on loopback that verifies every signature: the proxy
+ * sits between the publisher and the receiver, each test POSTs to a path of its own, and what "arrived" is
+ * what the receiver verified and answered 2xx.
+ */
+class WebhookPublisherContractTest extends PublisherContract {
+    private static final String SECRET = "whsec_dHhvdXRib3gtY29udHJhY3Qtc2VjcmV0LTMyYnl0ZXMh";
+
+    private static TestReceiver receiver;
+    private static HikariDataSource dataSource;
+
+    @BeforeAll
+    static void startReceiver() throws Exception {
+        receiver = new TestReceiver(WebhookVerifier.builder().secret(SECRET).build());
+    }
+
+    @AfterAll
+    static void stopReceiver() {
+        receiver.close();
+        if (dataSource != null) {
+            dataSource.close();
+        }
+    }
+
+    @Override
+    protected InetSocketAddress brokerAddress() {
+        return new InetSocketAddress("127.0.0.1", receiver.port());
+    }
+
+    @Override
+    protected Publisher newPublisher(String host, int port) {
+        return WebhookPublisher.builder()
+                .endpoint(WebhookEndpoint.builder("http://" + host + ":" + port + "/hooks/" + destination())
+                        .secret(SECRET)
+                        .build())
+                // The receiver and the proxy are on loopback, which is refused by default.
+                .allowPrivateNetworks(true)
+                .connectTimeout(Duration.ofSeconds(2))
+                .requestTimeout(Duration.ofSeconds(2))
+                .build();
+    }
+
+    @Override
+    protected Received subscribe(String destination) {
+        String path = "/hooks/" + destination;
+        return () -> receiver.acceptedAt(path).stream()
+                .map(r -> new Message(r.headers(), r.body()))
+                .toList();
+    }
+
+    @Override
+    protected DataSource outboxDataSource() {
+        if (dataSource == null) {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
+            config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
+            config.setPoolName("webhook-contract");
+            config.setMaximumPoolSize(4);
+            config.setMinimumIdle(0);
+            dataSource = new HikariDataSource(config);
+        }
+        return dataSource;
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}
