@@ -155,10 +155,25 @@ final class ConfigLoader {
                     poolSize + " is too small for " + relay.instances()
                             + " relay instances; give at least instances + 1 (a relay may hold one connection to listen)");
         }
+        Duration connectTimeout = s.duration("connect-timeout", Duration.ofSeconds(10));
+        if (connectTimeout.toMillis() < 250) {
+            throw new ConfigException(s.key("connect-timeout"), "must be at least 250ms");
+        }
         List<ServerConfig.Route> routes = routes(s);
         s.rejectUnknown();
         return new ServerConfig.Source(
-                name, url, user, password, table, dialect, policy, createSchema, poolSize, relay, routes);
+                name,
+                url,
+                user,
+                password,
+                table,
+                dialect,
+                policy,
+                createSchema,
+                poolSize,
+                connectTimeout,
+                relay,
+                routes);
     }
 
     private static void checkJdbcUrl(String key, String url) {

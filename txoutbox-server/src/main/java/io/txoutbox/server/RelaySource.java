@@ -76,7 +76,7 @@ final class RelaySource implements AutoCloseable {
         }
         h.setMaximumPoolSize(config.poolSize());
         h.setMinimumIdle(1);
-        h.setConnectionTimeout(10_000);
+        h.setConnectionTimeout(config.connectTimeout().toMillis());
         h.setInitializationFailTimeout(-1);
         pool = new HikariDataSource(h);
         created.add(pool);

@@ -95,6 +95,7 @@ final class SchemaCommand implements Callable<Integer> {
             h.setPassword(s.password().value());
         }
         h.setMaximumPoolSize(2);
+        h.setConnectionTimeout(s.connectTimeout().toMillis());
         h.setInitializationFailTimeout(-1);
         try (HikariDataSource ds = new HikariDataSource(h)) {
             try (Connection c = ds.getConnection()) {

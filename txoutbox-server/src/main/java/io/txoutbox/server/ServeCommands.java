@@ -22,7 +22,7 @@ final class ServeCommands {
                 "Runs the relay server: relays every source of the configuration file, serves the admin API, the"
                         + " dashboard and /metrics, until SIGTERM or Ctrl-C (then finishes the batch in flight,"
                         + " returns leases and exits 0).",
-                "Values may use ${NAME} or ${NAME:-default} to read environment variables (passwords, tokens)."
+                "Values may use $${NAME} or $${NAME:-default} to read environment variables (passwords, tokens)."
             })
     static final class Run implements Callable<Integer> {
         @CommandLine.Spec

@@ -35,6 +35,7 @@ record ServerConfig(Admin admin, List<Source> sources) {
      * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
      * @param createSchema create the table at start-up when it is missing
      * @param poolSize the connection pool's maximum size
+     * @param connectTimeout how long to wait for a database connection
      * @param relay the relay settings
      * @param routes which transport each event type goes to, at least one
      */
@@ -48,6 +49,7 @@ record ServerConfig(Admin admin, List<Source> sources) {
             DeadHeadPolicy ordered,
             boolean createSchema,
             int poolSize,
+            Duration connectTimeout,
             Relay relay,
             List<Route> routes) {
         Source {

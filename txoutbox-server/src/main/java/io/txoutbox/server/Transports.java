@@ -217,7 +217,7 @@ final class Transports {
         if (field == null) {
             return "url";
         }
-        if (field.endsWith(".secret")) {
+        if (field.contains("secret")) {
             return "secret";
         }
         if (field.endsWith(".eventTypes")) {

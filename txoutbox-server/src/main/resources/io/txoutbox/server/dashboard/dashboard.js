@@ -313,6 +313,10 @@
     const what = type ? 'every dead ' + type + ' event' : 'every dead event';
     if (confirm('Revive ' + what + ' of source ' + source + '?')) revive(type ? { type } : { all: true });
   });
+  // A new #token=... pasted into the address bar of an open dashboard replaces the stored one.
+  window.addEventListener('hashchange', () => {
+    if (/token=/.test(location.hash)) { readToken(); lastSourcesAt = 0; loop(); }
+  });
   window.addEventListener('resize', () => { if (lastStats) drawChart(lastStats.throughput); });
 
   readToken();
