@@ -144,8 +144,8 @@ final class DemoRunner implements AutoCloseable {
         out.println("  Admin API   export TXOUTBOX_ADMIN_TOKEN=" + token);
         out.println("              curl -H \"Authorization: Bearer $TXOUTBOX_ADMIN_TOKEN\" " + base
                 + "/api/sources/orders/stats");
-        out.println(
-                "  CLI         txoutbox stats --server " + base + "   |   txoutbox dead   |   txoutbox revive --all");
+        out.println("  CLI         java -jar txoutbox-server/target/txoutbox-server-*.jar stats --server " + base);
+        out.println("              (also dead, revive --all, pause, resume, purge; --help on each)");
         out.println("  Metrics     " + base + "/metrics");
         out.println("  Database    " + postgres.getJdbcUrl("postgres", "postgres") + " (table outbox)");
         out.println();
