@@ -1,0 +1,126 @@
+package io.txoutbox.spring;
+
+import io.txoutbox.Outbox;
+import io.txoutbox.OutboxValidationException;
+import io.txoutbox.jdbc.OutboxTable;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The {@code txoutbox.*} properties. Defaults are the core's own; every value is checked at start-up,
+ * and an invalid one stops the application with a message naming the property.
+ *
+ * @param table the outbox table, name or schema.name
+ * @param createSchema create the table, its indexes and its wake-up trigger at start-up if missing (for
+ *     quick starts; use your migrations in production)
+ * @param validateSchema check the table's shape at start-up and fail with what is missing
+ * @param maxPayloadBytes the largest payload accepted at append (at most 64 MiB)
+ * @param allowAppendWithoutTransaction let SpringOutbox.append(event) run outside a Spring-managed
+ *     transaction, where the event commits on its own; off by default because it
+ *     breaks atomicity with the business change
+ * @param traceContext stamp the W3C trace context of the current OpenTelemetry span on appended events
+ *     (when opentelemetry-api is on the classpath)
+ * @param relay the embedded relay
+ * @param health the actuator health indicator
+ * @param metrics the Micrometer meters
+ */
+@ConfigurationProperties("txoutbox")
+public record TxOutboxProperties(
+        @DefaultValue(OutboxTable.DEFAULT_NAME) String table,
+        @DefaultValue("false") boolean createSchema,
+        @DefaultValue("true") boolean validateSchema,
+        @DefaultValue("" + Outbox.DEFAULT_MAX_PAYLOAD_BYTES) int maxPayloadBytes,
+        @DefaultValue("false") boolean allowAppendWithoutTransaction,
+        @DefaultValue("true") boolean traceContext,
+        @DefaultValue Relay relay,
+        @DefaultValue Health health,
+        @DefaultValue Metrics metrics) {
+
+    /**
+     * The embedded relay ({@code txoutbox.relay.*}).
+     *
+     * @param enabled run a relay in this application (it starts only when a Publisher bean or OutboxHandler
+     *     beans exist)
+     * @param name the relay's name: logs, metrics and the lease owner; letters, digits, '.', '_', '-'
+     * @param batchSize rows per claim, 1 to 10,000; a full batch loops again at once
+     * @param pollInterval the longest an idle relay sleeps: the safety net under wake-ups
+     * @param leaseDuration how long a claim is held; must be longer than publish-timeout
+     * @param publishTimeout how long to wait for the broker's confirmations of a batch
+     * @param maxAttempts attempts before an event is dead, 1 to 1,000; an event's own budget wins
+     * @param retainPublished keep published rows this long, then purge them; unset deletes them at once
+     * @param purgeInterval how often a retaining relay purges
+     * @param listen wake on PostgreSQL NOTIFY
+     */
+    public record Relay(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("relay") String name,
+
+            @DefaultValue("" + io.txoutbox.relay.Relay.Builder.DEFAULT_BATCH_SIZE)
+            int batchSize,
+
+            @DefaultValue("2s") Duration pollInterval,
+            @DefaultValue("30s") Duration leaseDuration,
+            @DefaultValue("10s") Duration publishTimeout,
+
+            @DefaultValue("" + io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_ATTEMPTS)
+            int maxAttempts,
+
+            Duration retainPublished,
+            @DefaultValue("1m") Duration purgeInterval,
+            @DefaultValue("true") boolean listen) {}
+
+    /**
+     * The health indicator ({@code txoutbox.health.*}), contributed as {@code txoutbox}.
+     *
+     * @param deadThreshold the health is DOWN when more dead events than this are in the table
+     * @param oldestPendingAgeThreshold the health is DOWN when the oldest unpublished event is older than
+     *     this; unset (the default) leaves the age out, because delayed events are old on purpose
+     */
+    public record Health(@DefaultValue("0") long deadThreshold, Duration oldestPendingAgeThreshold) {
+        /** Checks the thresholds. */
+        public Health {
+            if (deadThreshold < 0) {
+                throw new OutboxValidationException(
+                        "txoutbox.health.dead-threshold",
+                        ">= 0",
+                        "txoutbox.health.dead-threshold is " + deadThreshold + "; it must be 0 or more");
+            }
+            if (oldestPendingAgeThreshold != null
+                    && (oldestPendingAgeThreshold.isNegative() || oldestPendingAgeThreshold.isZero())) {
+                throw new OutboxValidationException(
+                        "txoutbox.health.oldest-pending-age-threshold",
+                        "> 0",
+                        "txoutbox.health.oldest-pending-age-threshold is " + oldestPendingAgeThreshold
+                                + "; it must be positive, or unset to leave the age out");
+            }
+        }
+    }
+
+    /**
+     * The Micrometer meters ({@code txoutbox.metrics.*}), registered when a MeterRegistry bean exists.
+     *
+     * @param enabled register the meters
+     * @param statsRefresh how long the gauges reuse one stats query
+     * @param percentiles client-side percentiles of the publish-duration and delivery-latency timers
+     * @param histogram publish histogram buckets of the two timers
+     * @param typeTag tag the event counters with the event type
+     */
+    public record Metrics(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("10s") Duration statsRefresh,
+            @DefaultValue({"0.5", "0.99"}) List<Double> percentiles,
+            @DefaultValue("false") boolean histogram,
+            @DefaultValue("true") boolean typeTag) {
+
+        /** Copies the percentiles. */
+        public Metrics {
+            percentiles = List.copyOf(percentiles);
+        }
+
+        double[] percentileArray() {
+            return percentiles.stream().mapToDouble(Double::doubleValue).toArray();
+        }
+    }
+}
