@@ -1,0 +1,117 @@
+package io.txoutbox.server;
+
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.Outcome;
+import io.txoutbox.spi.RelayListener;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What the relays of one source did since the server started: totals and per-type counts of published,
+ * retried and dead events, and a per-second history for the dashboard's throughput chart. Fed by the
+ * relays' {@link RelayListener}; read by the admin API.
+ */
+final class Activity implements RelayListener {
+    /** Seconds of history kept for the chart. */
+    static final int HISTORY = 120;
+
+    /** Counts of one kind of outcome. */
+    record Counts(long published, long retried, long dead) {}
+
+    /** One second of the history. */
+    record Point(long epochMillis, long published, long retried, long dead) {}
+
+    private final AtomicLong published = new AtomicLong();
+    private final AtomicLong retried = new AtomicLong();
+    private final AtomicLong dead = new AtomicLong();
+    private final AtomicLong errors = new AtomicLong();
+    private final Map<String, AtomicLong[]> byType = new ConcurrentHashMap<>();
+    private final ArrayDeque<Point> history = new ArrayDeque<>();
+    private long lastPublished;
+    private long lastRetried;
+    private long lastDead;
+
+    @Override
+    public void onBatch(BatchReport report) {
+        List<ClaimedEvent> events = report.events();
+        for (int i = 0; i < events.size(); i++) {
+            ClaimedEvent e = events.get(i);
+            if (report.fenced().contains(e.id())) {
+                continue;
+            }
+            Outcome o = report.outcomes().get(i).outcome();
+            int slot = o == Outcome.PUBLISHED ? 0 : o == Outcome.RETRY ? 1 : 2;
+            (slot == 0 ? published : slot == 1 ? retried : dead).incrementAndGet();
+            byType
+                    .computeIfAbsent(e.eventType(), k ->
+                            new AtomicLong[] {new AtomicLong(), new AtomicLong(), new AtomicLong()})[slot]
+                    .incrementAndGet();
+        }
+    }
+
+    @Override
+    public void onError(String relay, String phase, Throwable error) {
+        errors.incrementAndGet();
+    }
+
+    /** Appends one point to the history: what happened since the previous call. */
+    synchronized void sample(long epochMillis) {
+        long p = published.get();
+        long r = retried.get();
+        long d = dead.get();
+        history.addLast(new Point(epochMillis, p - lastPublished, r - lastRetried, d - lastDead));
+        lastPublished = p;
+        lastRetried = r;
+        lastDead = d;
+        while (history.size() > HISTORY) {
+            history.removeFirst();
+        }
+    }
+
+    synchronized List<Point> history() {
+        return new ArrayList<>(history);
+    }
+
+    Counts totals() {
+        return new Counts(published.get(), retried.get(), dead.get());
+    }
+
+    long errors() {
+        return errors.get();
+    }
+
+    /** @return per event type, sorted by type */
+    Map<String, Counts> byType() {
+        Map<String, Counts> out = new TreeMap<>();
+        byType.forEach((type, c) -> out.put(type, new Counts(c[0].get(), c[1].get(), c[2].get())));
+        return out;
+    }
+
+    /** Calls several listeners; one that throws does not stop the others. */
+    static RelayListener both(RelayListener a, RelayListener b) {
+        return new RelayListener() {
+            @Override
+            public void onBatch(BatchReport report) {
+                try {
+                    a.onBatch(report);
+                } finally {
+                    b.onBatch(report);
+                }
+            }
+
+            @Override
+            public void onError(String relay, String phase, Throwable error) {
+                try {
+                    a.onError(relay, phase, error);
+                } finally {
+                    b.onError(relay, phase, error);
+                }
+            }
+        };
+    }
+}

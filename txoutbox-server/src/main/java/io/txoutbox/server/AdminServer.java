@@ -1,0 +1,551 @@
+package io.txoutbox.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.txoutbox.DeadEvent;
+import io.txoutbox.DeadQuery;
+import io.txoutbox.DeadSelector;
+import io.txoutbox.OutboxException;
+import io.txoutbox.OutboxStats;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The server's HTTP side, on the JDK's own {@code com.sun.net.httpserver}: the admin API under {@code
+ * /api/} (bearer token on every route), the dashboard's static files, and {@code /health}, {@code
+ * /ready} and {@code /metrics} for the platform (no token: they change nothing and reveal no event).
+ *
+ * <p>GET never changes state; writes are POST or DELETE. Errors are {@code {"error": "..."}}. No
+ * response ever carries a password, a token or a signing secret.
+ */
+final class AdminServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_BODY = 64 * 1024;
+    private static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+            + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+    private final HttpServer http;
+    private final ExecutorService executor;
+    private final byte[] tokenDigest;
+    private final RelayServer server;
+    private final PrometheusMeterRegistry registry;
+    private final boolean dashboard;
+
+    private AdminServer(
+            HttpServer http,
+            ExecutorService executor,
+            byte[] tokenDigest,
+            RelayServer server,
+            PrometheusMeterRegistry registry,
+            boolean dashboard) {
+        this.http = http;
+        this.executor = executor;
+        this.tokenDigest = tokenDigest;
+        this.server = server;
+        this.registry = registry;
+        this.dashboard = dashboard;
+    }
+
+    /**
+     * @throws ConfigException naming {@code admin.port} when the port is taken
+     */
+    static AdminServer start(ServerConfig.Admin config, RelayServer server, PrometheusMeterRegistry registry) {
+        HttpServer http;
+        try {
+            http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
+        } catch (BindException e) {
+            throw new ConfigException(
+                    "admin.port",
+                    "port " + config.port() + " on " + config.host()
+                            + " is already in use (or not allowed); stop the program using it, or choose another"
+                            + " port with --port or admin.port");
+        } catch (IOException e) {
+            throw new ConfigException(
+                    "admin.host", "cannot listen on " + config.host() + ":" + config.port() + ": " + e);
+        }
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
+            Thread t = new Thread(r, "txoutbox-admin-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        AdminServer admin =
+                new AdminServer(http, executor, sha256(config.token().value()), server, registry, config.dashboard());
+        http.createContext("/", admin::handle);
+        http.setExecutor(executor);
+        http.start();
+        return admin;
+    }
+
+    int port() {
+        return http.getAddress().getPort();
+    }
+
+    @Override
+    public void close() {
+        http.stop(1);
+        executor.shutdown();
+        try {
+            executor.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** An HTTP error with its status and message, answered as {@code {"error": ...}}. */
+    static final class HttpError extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final int status;
+
+        HttpError(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex) {
+            String path = ex.getRequestURI().getRawPath();
+            String method = ex.getRequestMethod();
+            try {
+                if (path.startsWith("/api/") || path.equals("/api")) {
+                    requireToken(ex);
+                    api(ex, method, path.substring("/api".length()));
+                } else {
+                    operations(ex, method, path);
+                }
+            } catch (HttpError e) {
+                error(ex, e.status, e.getMessage());
+            } catch (OutboxException e) {
+                error(ex, 400, e.getMessage());
+            } catch (RuntimeException e) {
+                log.warn("txoutbox-server: {} {} failed", method, path, e);
+                error(
+                        ex,
+                        500,
+                        "internal error: " + e.getClass().getSimpleName()
+                                + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+            }
+        }
+    }
+
+    // ---- platform routes, no token ----
+
+    private void operations(HttpExchange ex, String method, String path) throws IOException {
+        Map<String, String> staticFiles = Map.of(
+                "/", "index.html",
+                "/index.html", "index.html",
+                "/dashboard.js", "dashboard.js",
+                "/dashboard.css", "dashboard.css",
+                "/favicon.svg", "favicon.svg");
+        switch (path) {
+            case "/health" -> {
+                onlyGet(method);
+                json(ex, 200, JSON.createObjectNode().put("status", "up"));
+            }
+            case "/ready" -> {
+                onlyGet(method);
+                ObjectNode body = JSON.createObjectNode();
+                ObjectNode sources = body.putObject("sources");
+                boolean ready = true;
+                for (RelaySource s : server.sources()) {
+                    boolean r = s.ready();
+                    ready &= r;
+                    sources.put(s.name(), r ? "ready" : "not ready");
+                }
+                body.put("status", ready ? "ready" : "not ready");
+                json(ex, ready ? 200 : 503, body);
+            }
+            case "/metrics" -> {
+                onlyGet(method);
+                send(
+                        ex,
+                        200,
+                        "text/plain; version=0.0.4; charset=utf-8",
+                        registry.scrape().getBytes(StandardCharsets.UTF_8));
+            }
+            default -> {
+                String file = staticFiles.get(path);
+                if (file == null || !dashboard) {
+                    throw new HttpError(404, "no such route: " + path);
+                }
+                onlyGet(method);
+                serveResource(ex, file);
+            }
+        }
+    }
+
+    private void serveResource(HttpExchange ex, String file) throws IOException {
+        byte[] bytes;
+        try (InputStream in = AdminServer.class.getResourceAsStream("dashboard/" + file)) {
+            if (in == null) {
+                throw new HttpError(404, "no such file: " + file);
+            }
+            bytes = in.readAllBytes();
+        }
+        String type = file.endsWith(".html")
+                ? "text/html; charset=utf-8"
+                : file.endsWith(".js")
+                        ? "text/javascript; charset=utf-8"
+                        : file.endsWith(".css") ? "text/css; charset=utf-8" : "image/svg+xml";
+        ex.getResponseHeaders().set("Content-Security-Policy", CSP);
+        send(ex, 200, type, bytes);
+    }
+
+    // ---- admin API, token required ----
+
+    private void requireToken(HttpExchange ex) {
+        String header = ex.getRequestHeaders().getFirst("Authorization");
+        String given = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
+                ? header.substring(7).strip()
+                : "";
+        // Digests of equal length, compared in constant time: neither the content nor the length of the
+        // token leaks through timing.
+        if (header == null || !MessageDigest.isEqual(sha256(given), tokenDigest)) {
+            ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"txoutbox\"");
+            throw new HttpError(
+                    401, header == null ? "missing bearer token (Authorization: Bearer <token>)" : "wrong token");
+        }
+    }
+
+    private void api(HttpExchange ex, String method, String path) throws IOException {
+        List<String> parts = new ArrayList<>();
+        for (String p : path.split("/")) {
+            if (!p.isEmpty()) {
+                parts.add(URLDecoder.decode(p, StandardCharsets.UTF_8));
+            }
+        }
+        if (parts.size() == 1 && parts.get(0).equals("sources")) {
+            onlyGet(method);
+            ArrayNode list = JSON.createArrayNode();
+            for (RelaySource s : server.sources()) {
+                list.add(describe(s));
+            }
+            ObjectNode body = JSON.createObjectNode();
+            body.set("sources", list);
+            json(ex, 200, body);
+            return;
+        }
+        if (parts.size() < 2 || !parts.get(0).equals("sources")) {
+            throw new HttpError(404, "no such route: /api" + path);
+        }
+        RelaySource s = server.source(parts.get(1));
+        if (s == null) {
+            throw new HttpError(
+                    404,
+                    "no source named '" + parts.get(1) + "'; sources: "
+                            + server.sources().stream().map(RelaySource::name).toList());
+        }
+        String action = parts.size() == 2 ? "" : String.join("/", parts.subList(2, parts.size()));
+        Map<String, String> query = query(ex);
+        switch (action) {
+            case "" -> {
+                onlyGet(method);
+                json(ex, 200, describe(s));
+            }
+            case "stats" -> {
+                onlyGet(method);
+                json(ex, 200, stats(s));
+            }
+            case "dead" -> {
+                if (method.equals("GET")) {
+                    json(ex, 200, dead(s, query));
+                } else if (method.equals("DELETE")) {
+                    DeadSelector selector = selector(body(ex));
+                    int n = s.admin().deleteDead(selector);
+                    log.info(
+                            "txoutbox-server: admin API deleted {} dead event(s) of source '{}' ({})",
+                            n,
+                            s.name(),
+                            describe(selector));
+                    json(ex, 200, JSON.createObjectNode().put("deleted", n));
+                } else {
+                    throw notAllowed("GET, DELETE");
+                }
+            }
+            case "revive" -> {
+                onlyPost(method);
+                DeadSelector selector = selector(body(ex));
+                int n = s.admin().revive(selector);
+                log.info(
+                        "txoutbox-server: admin API revived {} dead event(s) of source '{}' ({})",
+                        n,
+                        s.name(),
+                        describe(selector));
+                json(ex, 200, JSON.createObjectNode().put("revived", n));
+            }
+            case "purge" -> {
+                onlyPost(method);
+                JsonNode body = body(ex);
+                JsonNode age = body.get("olderThan");
+                if (age == null || !age.isTextual()) {
+                    throw new HttpError(400, "give olderThan, a duration such as \"7d\", \"12h\" or \"PT30M\"");
+                }
+                Duration d = ConfigNode.parseDuration(age.asText());
+                if (d == null || d.isNegative()) {
+                    throw new HttpError(
+                            400, "olderThan '" + age.asText() + "' is not a duration such as 7d, 12h or PT30M");
+                }
+                int n = s.admin().purgePublished(d);
+                log.info(
+                        "txoutbox-server: admin API purged {} published event(s) of source '{}' older than {}",
+                        n,
+                        s.name(),
+                        d);
+                json(ex, 200, JSON.createObjectNode().put("purged", n));
+            }
+            case "pause" -> {
+                onlyPost(method);
+                s.pause();
+                log.info("txoutbox-server: admin API paused source '{}'", s.name());
+                json(ex, 200, JSON.createObjectNode().put("status", s.status()));
+            }
+            case "resume" -> {
+                onlyPost(method);
+                s.resume();
+                log.info("txoutbox-server: admin API resumed source '{}'", s.name());
+                json(ex, 200, JSON.createObjectNode().put("status", s.status()));
+            }
+            default -> throw new HttpError(404, "no such route: /api" + path);
+        }
+    }
+
+    private static ObjectNode describe(RelaySource s) {
+        ServerConfig.Source c = s.config();
+        ObjectNode n = JSON.createObjectNode();
+        n.put("name", s.name());
+        n.put("status", s.status());
+        n.put("table", s.outbox().table());
+        n.put("dialect", s.dialect().name());
+        n.put("jdbcUrl", Masking.jdbcUrl(c.jdbcUrl()));
+        n.put("user", c.user());
+        n.put("ordered", c.ordered() == null ? null : c.ordered().name().toLowerCase());
+        n.put("relays", s.relays().size());
+        n.put("batchSize", c.relay().batchSize());
+        ArrayNode routes = n.putArray("routes");
+        s.transports().forEach(routes::add);
+        return n;
+    }
+
+    private static ObjectNode stats(RelaySource s) {
+        OutboxStats st = s.admin().stats();
+        ObjectNode n = JSON.createObjectNode();
+        n.put("source", s.name());
+        n.put("status", s.status());
+        n.put("pending", st.pending());
+        n.put("inFlight", st.inFlight());
+        n.put("retrying", st.retrying());
+        n.put("dead", st.dead());
+        n.put("published", st.published());
+        n.put("oldestPendingAgeMillis", st.oldestPendingAge().toMillis());
+        n.put("blockedAggregates", st.blockedAggregates());
+        n.put("blockedEvents", st.blockedEvents());
+        ObjectNode table = n.putObject("byType");
+        st.byType().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> table.putObject(e.getKey())
+                .put("pending", e.getValue().pending())
+                .put("inFlight", e.getValue().inFlight())
+                .put("retrying", e.getValue().retrying())
+                .put("dead", e.getValue().dead())
+                .put("published", e.getValue().published()));
+        Activity a = s.activity();
+        Activity.Counts t = a.totals();
+        ObjectNode relayed = n.putObject("relayed");
+        relayed.put("published", t.published()).put("retried", t.retried()).put("dead", t.dead());
+        relayed.put("errors", a.errors());
+        ObjectNode types = relayed.putObject("byType");
+        a.byType().forEach((type, c) -> types.putObject(type)
+                .put("published", c.published())
+                .put("retried", c.retried())
+                .put("dead", c.dead()));
+        ArrayNode history = n.putArray("throughput");
+        for (Activity.Point p : a.history()) {
+            history.addObject()
+                    .put("t", p.epochMillis())
+                    .put("published", p.published())
+                    .put("retried", p.retried())
+                    .put("dead", p.dead());
+        }
+        return n;
+    }
+
+    private static ObjectNode dead(RelaySource s, Map<String, String> query) {
+        int limit = 50;
+        if (query.containsKey("limit")) {
+            try {
+                limit = Integer.parseInt(query.get("limit"));
+            } catch (NumberFormatException e) {
+                throw new HttpError(400, "limit '" + query.get("limit") + "' is not an integer");
+            }
+        }
+        UUID after = query.containsKey("after") ? uuid("after", query.get("after")) : null;
+        String type = query.get("type");
+        DeadQuery q = new DeadQuery(type == null || type.isBlank() ? null : type, after, limit);
+        List<DeadEvent> page = s.admin().dead(q);
+        ObjectNode n = JSON.createObjectNode();
+        ArrayNode events = n.putArray("events");
+        for (DeadEvent d : page) {
+            events.addObject()
+                    .put("id", d.id().toString())
+                    .put("eventType", d.eventType())
+                    .put("eventVersion", d.eventVersion())
+                    .put("aggregateType", d.aggregateType())
+                    .put("aggregateId", d.aggregateId())
+                    .put("tenantId", d.tenantId())
+                    .put("attempts", d.attempts())
+                    .put("lastError", d.lastError())
+                    .put(
+                            "createdAt",
+                            d.createdAt() == null ? null : d.createdAt().toString())
+                    .put("heldBack", d.heldBack());
+        }
+        n.put("next", page.size() == limit ? page.get(page.size() - 1).id().toString() : null);
+        return n;
+    }
+
+    private static DeadSelector selector(JsonNode body) {
+        JsonNode ids = body.get("ids");
+        JsonNode type = body.get("type");
+        boolean all = body.path("all").asBoolean(false);
+        int given = (ids != null ? 1 : 0) + (type != null ? 1 : 0) + (all ? 1 : 0);
+        if (given != 1) {
+            throw new HttpError(400, "give exactly one of {\"ids\": [...]}, {\"type\": \"...\"} or {\"all\": true}");
+        }
+        if (ids != null) {
+            if (!ids.isArray() || ids.isEmpty() || ids.size() > DeadQuery.MAX_LIMIT) {
+                throw new HttpError(400, "ids must be a list of 1 to " + DeadQuery.MAX_LIMIT + " event ids");
+            }
+            Set<UUID> set = new LinkedHashSet<>();
+            for (JsonNode id : ids) {
+                set.add(uuid("ids", id.asText()));
+            }
+            return DeadSelector.ids(set);
+        }
+        if (type != null) {
+            if (!type.isTextual() || type.asText().isBlank()) {
+                throw new HttpError(400, "type must be a non-blank event type");
+            }
+            return DeadSelector.type(type.asText());
+        }
+        return DeadSelector.all();
+    }
+
+    private static String describe(DeadSelector s) {
+        if (s.ids() != null) {
+            return s.ids().size() + " id(s)";
+        }
+        return s.eventType() != null ? "type " + s.eventType() : "all";
+    }
+
+    private static UUID uuid(String field, String text) {
+        try {
+            return UUID.fromString(text);
+        } catch (IllegalArgumentException e) {
+            throw new HttpError(400, field + ": '" + text + "' is not an event id (a UUID)");
+        }
+    }
+
+    private static JsonNode body(HttpExchange ex) throws IOException {
+        byte[] bytes = ex.getRequestBody().readNBytes(MAX_BODY + 1);
+        if (bytes.length > MAX_BODY) {
+            throw new HttpError(413, "the request body is larger than " + MAX_BODY + " bytes");
+        }
+        if (bytes.length == 0) {
+            return JSON.createObjectNode();
+        }
+        try {
+            JsonNode n = JSON.readTree(bytes);
+            if (n == null || !n.isObject()) {
+                throw new HttpError(400, "the request body must be a JSON object");
+            }
+            return n;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new HttpError(400, "the request body is not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    private static Map<String, String> query(HttpExchange ex) {
+        Map<String, String> out = new HashMap<>();
+        String raw = ex.getRequestURI().getRawQuery();
+        if (raw == null) {
+            return out;
+        }
+        for (String pair : raw.split("&")) {
+            int eq = pair.indexOf('=');
+            String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+            String v = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            out.put(k, v);
+        }
+        return out;
+    }
+
+    private static void onlyGet(String method) {
+        if (!method.equals("GET")) {
+            throw notAllowed("GET");
+        }
+    }
+
+    private static void onlyPost(String method) {
+        if (!method.equals("POST")) {
+            throw notAllowed("POST");
+        }
+    }
+
+    private static HttpError notAllowed(String allowed) {
+        return new HttpError(405, "method not allowed here; use " + allowed);
+    }
+
+    private static void json(HttpExchange ex, int status, JsonNode body) throws IOException {
+        send(ex, status, "application/json", JSON.writeValueAsBytes(body));
+    }
+
+    private static void error(HttpExchange ex, int status, String message) throws IOException {
+        json(ex, status, JSON.createObjectNode().put("error", message));
+    }
+
+    private static void send(HttpExchange ex, int status, String type, byte[] body) throws IOException {
+        ex.getResponseHeaders().set("Content-Type", type);
+        ex.getResponseHeaders().set("Cache-Control", "no-store");
+        ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+        ex.getResponseHeaders().set("Referrer-Policy", "no-referrer");
+        ex.getResponseHeaders().set("X-Frame-Options", "DENY");
+        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(body);
+        }
+    }
+
+    static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every JDK has SHA-256", e);
+        }
+    }
+}

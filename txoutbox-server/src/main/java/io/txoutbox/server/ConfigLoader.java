@@ -1,0 +1,295 @@
+package io.txoutbox.server;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.txoutbox.DeadHeadPolicy;
+import io.txoutbox.OutboxException;
+import io.txoutbox.jdbc.Dialect;
+import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.relay.Backoff;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * Reads and validates the YAML configuration. Every string value may hold {@code ${NAME}} or {@code
+ * ${NAME:-default}} placeholders, replaced by environment variables; every error names its key.
+ */
+final class ConfigLoader {
+    static final int MIN_TOKEN_LENGTH = 16;
+    private static final Pattern SOURCE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,48}");
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    private ConfigLoader() {}
+
+    /**
+     * @param file the YAML file
+     * @param env the environment, for placeholders
+     * @return the validated configuration
+     * @throws ConfigException naming the key at fault
+     */
+    static ServerConfig load(Path file, Function<String, String> env) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("--config", "file " + file + " does not exist");
+        } catch (IOException e) {
+            throw new ConfigException("--config", "cannot read " + file + ": " + e.getMessage(), e);
+        }
+        return parse(text, env);
+    }
+
+    static ServerConfig parse(String yaml, Function<String, String> env) {
+        JsonNode tree;
+        try {
+            tree = YAML.readTree(yaml);
+        } catch (JsonProcessingException e) {
+            JsonLocation at = e.getLocation();
+            throw new ConfigException(
+                    "(file)",
+                    "not valid YAML" + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr())
+                            + ": " + e.getOriginalMessage());
+        }
+        ConfigNode root = ConfigNode.root(tree, env);
+        ServerConfig.Admin admin = admin(root.object("admin"));
+        List<ConfigNode> items = root.objects("sources");
+        if (items.isEmpty()) {
+            throw new ConfigException("sources", "is required: at least one source (jdbc-url, table, transport)");
+        }
+        List<ServerConfig.Source> sources = new ArrayList<>();
+        Set<String> names = new HashSet<>();
+        for (ConfigNode item : items) {
+            ServerConfig.Source s = source(item);
+            if (!names.add(s.name())) {
+                throw new ConfigException(
+                        item.key("name"), "'" + s.name() + "' is used by two sources; names must be unique");
+            }
+            sources.add(s);
+        }
+        root.rejectUnknown();
+        return new ServerConfig(admin, sources);
+    }
+
+    private static ServerConfig.Admin admin(ConfigNode a) {
+        String host = a.string("host", "127.0.0.1");
+        int port = a.integer("port", 8080, 0, 65_535);
+        Secret token = a.secret("token");
+        if (token == null || token.value().isBlank()) {
+            throw new ConfigException(
+                    a.key("token"),
+                    "is required: every admin route needs it (e.g. token: ${TXOUTBOX_ADMIN_TOKEN}, at least "
+                            + MIN_TOKEN_LENGTH + " characters)");
+        }
+        if (token.value().length() < MIN_TOKEN_LENGTH) {
+            throw new ConfigException(
+                    a.key("token"),
+                    "is " + token.value().length() + " characters; it must be at least " + MIN_TOKEN_LENGTH
+                            + " (generate one with: openssl rand -hex 24)");
+        }
+        boolean dashboard = a.bool("dashboard", true);
+        a.rejectUnknown();
+        return new ServerConfig.Admin(host, port, token, dashboard);
+    }
+
+    private static ServerConfig.Source source(ConfigNode s) {
+        String name = s.requiredString("name");
+        if (!SOURCE_NAME.matcher(name).matches()) {
+            throw new ConfigException(s.key("name"), "'" + name + "' must be 1 to 48 letters, digits, '.', '_' or '-'");
+        }
+        String url = s.requiredString("jdbc-url");
+        checkJdbcUrl(s.key("jdbc-url"), url);
+        String user = s.string("user", null);
+        Secret password = s.secret("password");
+        String table = s.string("table", OutboxTable.DEFAULT_NAME);
+        try {
+            OutboxTable.of(table);
+        } catch (OutboxException e) {
+            throw new ConfigException(s.key("table"), e.getMessage(), e);
+        }
+        String dialect = s.string("dialect", "auto").toLowerCase(Locale.ROOT);
+        if (!dialect.equals("auto")) {
+            try {
+                Dialect.named(dialect);
+            } catch (OutboxException e) {
+                throw new ConfigException(
+                        s.key("dialect"), "'" + dialect + "' is unknown; use auto, postgresql, mariadb, mysql or h2");
+            }
+        }
+        boolean ordered = s.bool("ordered", false);
+        String deadHead = s.string("dead-head", null);
+        DeadHeadPolicy policy = null;
+        if (deadHead != null && !ordered) {
+            throw new ConfigException(s.key("dead-head"), "only applies with ordered: true");
+        }
+        if (ordered) {
+            String p = deadHead == null ? "block" : deadHead.toLowerCase(Locale.ROOT);
+            policy = switch (p) {
+                case "block" -> DeadHeadPolicy.BLOCK;
+                case "skip" -> DeadHeadPolicy.SKIP;
+                default ->
+                    throw new ConfigException(s.key("dead-head"), "expected block or skip, got '" + deadHead + "'");
+            };
+        }
+        boolean createSchema = s.bool("create-schema", false);
+        ServerConfig.Relay relay = relay(s.object("relay"));
+        int poolSize = s.integer("pool-size", relay.instances() + 2, 2, 100);
+        if (poolSize < relay.instances() + 1) {
+            throw new ConfigException(
+                    s.key("pool-size"),
+                    poolSize + " is too small for " + relay.instances()
+                            + " relay instances; give at least instances + 1 (a relay may hold one connection to listen)");
+        }
+        Duration connectTimeout = s.duration("connect-timeout", Duration.ofSeconds(10));
+        if (connectTimeout.toMillis() < 250) {
+            throw new ConfigException(s.key("connect-timeout"), "must be at least 250ms");
+        }
+        List<ServerConfig.Route> routes = routes(s);
+        s.rejectUnknown();
+        return new ServerConfig.Source(
+                name,
+                url,
+                user,
+                password,
+                table,
+                dialect,
+                policy,
+                createSchema,
+                poolSize,
+                connectTimeout,
+                relay,
+                routes);
+    }
+
+    private static void checkJdbcUrl(String key, String url) {
+        if (!url.startsWith("jdbc:")) {
+            throw new ConfigException(
+                    key, "'" + Masking.jdbcUrl(url) + "' is not a JDBC URL (jdbc:postgresql://host:5432/db)");
+        }
+        try {
+            DriverManager.getDriver(url);
+        } catch (SQLException e) {
+            throw new ConfigException(
+                    key,
+                    "no bundled JDBC driver accepts '" + Masking.jdbcUrl(url)
+                            + "'; supported: jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql:, jdbc:h2:");
+        }
+    }
+
+    private static ServerConfig.Relay relay(ConfigNode r) {
+        ServerConfig.Relay d = ServerConfig.Relay.defaults();
+        int instances = r.integer("instances", d.instances(), 1, 16);
+        int batchSize = r.integer("batch-size", d.batchSize(), 1, 10_000);
+        Duration poll = positive(r, "poll-interval", d.pollInterval());
+        Duration lease = positive(r, "lease-duration", d.leaseDuration());
+        Duration timeout = positive(r, "publish-timeout", d.publishTimeout());
+        if (lease.compareTo(timeout) <= 0) {
+            throw new ConfigException(
+                    r.key("lease-duration"),
+                    lease.toMillis() + " ms must be longer than publish-timeout (" + timeout.toMillis()
+                            + " ms): a lease that ends while the broker still confirms lets another relay publish the"
+                            + " same batch");
+        }
+        int maxAttempts = r.integer("max-attempts", d.maxAttempts(), 1, 1_000);
+        Backoff backoff = backoff(r.object("backoff"));
+        Duration retain = r.duration("retain-published", null);
+        if (retain != null && retain.isNegative()) {
+            throw new ConfigException(r.key("retain-published"), "must not be negative");
+        }
+        boolean listen = r.bool("listen", d.listen());
+        r.rejectUnknown();
+        return new ServerConfig.Relay(instances, batchSize, poll, lease, timeout, maxAttempts, backoff, retain, listen);
+    }
+
+    private static Backoff backoff(ConfigNode b) {
+        Backoff d = Backoff.DEFAULT;
+        Duration base = positive(b, "base", d.base());
+        String factorText = b.string("factor", null);
+        double factor = d.factor();
+        if (factorText != null) {
+            try {
+                factor = Double.parseDouble(factorText.strip());
+            } catch (NumberFormatException e) {
+                throw new ConfigException(
+                        b.key("factor"), "expected a number such as 2 or 1.5, got '" + factorText + "'");
+            }
+            if (!(factor >= 1.0) || Double.isInfinite(factor)) {
+                throw new ConfigException(b.key("factor"), factorText + " must be 1 or more");
+            }
+        }
+        Duration max = positive(b, "max", d.max());
+        if (max.compareTo(base) < 0) {
+            throw new ConfigException(b.key("max"), "must be at least base (" + base + ")");
+        }
+        boolean jitter = b.bool("jitter", d.fullJitter());
+        b.rejectUnknown();
+        return new Backoff(base, factor, max, jitter);
+    }
+
+    private static Duration positive(ConfigNode n, String key, Duration def) {
+        Duration d = n.duration(key, def);
+        if (d.isNegative() || d.isZero()) {
+            throw new ConfigException(n.key(key), "must be positive");
+        }
+        return d;
+    }
+
+    private static List<ServerConfig.Route> routes(ConfigNode s) {
+        boolean hasTransport = s.has("transport");
+        boolean hasRoutes = s.has("routes");
+        if (hasTransport && hasRoutes) {
+            throw new ConfigException(
+                    s.key("routes"), "give either transport (every event) or routes (by event type), not both");
+        }
+        if (!hasTransport && !hasRoutes) {
+            throw new ConfigException(
+                    s.key("transport"),
+                    "is required: where events go, e.g. transport: log, or transport: {webhook: {endpoints: [...]}}"
+                            + " (or routes: by event type)");
+        }
+        List<ServerConfig.Route> routes = new ArrayList<>();
+        if (hasTransport) {
+            routes.add(new ServerConfig.Route(s.key("transport"), List.of("*"), Transports.parse(s, "transport")));
+            return routes;
+        }
+        List<ConfigNode> items = s.objects("routes");
+        if (items.isEmpty()) {
+            throw new ConfigException(s.key("routes"), "is empty: give at least one route with types and transport");
+        }
+        for (ConfigNode r : items) {
+            List<String> types = r.strings("types");
+            if (types.isEmpty()) {
+                throw new ConfigException(r.key("types"), "is required: exact types, prefixes ending in *, or *");
+            }
+            for (int i = 0; i < types.size(); i++) {
+                String t = types.get(i);
+                if (t.isBlank() || (t.contains("*") && t.indexOf('*') != t.length() - 1)) {
+                    throw new ConfigException(
+                            r.key("types") + "[" + i + "]",
+                            "'" + t + "' is invalid; give an exact type or a prefix ending in *");
+                }
+            }
+            if (!r.has("transport")) {
+                throw new ConfigException(r.key("transport"), "is required");
+            }
+            routes.add(new ServerConfig.Route(r.path(), types, Transports.parse(r, "transport")));
+            r.rejectUnknown();
+        }
+        return routes;
+    }
+}

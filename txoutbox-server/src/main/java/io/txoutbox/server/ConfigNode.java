@@ -1,0 +1,303 @@
+package io.txoutbox.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One mapping of the YAML configuration, read key by key. Every read names its full key in errors
+ * ({@code sources[0].relay.batch-size: expected an integer, got 'ten'}), string values go through
+ * {@code ${ENV}} substitution, and {@link #rejectUnknown()} names any key nobody read, so a typo never
+ * passes silently.
+ */
+final class ConfigNode {
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?}");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+
+    private final JsonNode node;
+    private final String path;
+    private final Function<String, String> env;
+    private final Set<String> read = new LinkedHashSet<>();
+
+    private ConfigNode(JsonNode node, String path, Function<String, String> env) {
+        this.node = node;
+        this.path = path;
+        this.env = env;
+    }
+
+    /**
+     * @param node the document's root, a mapping
+     * @param env looks up environment variables for {@code ${NAME}} placeholders
+     */
+    static ConfigNode root(JsonNode node, Function<String, String> env) {
+        JsonNode root = node == null || node.isMissingNode() || node.isNull() ? MissingNode.getInstance() : node;
+        if (!root.isMissingNode() && !root.isObject()) {
+            throw new ConfigException("(root)", "expected a mapping of keys (admin:, sources:), got " + kind(root));
+        }
+        return new ConfigNode(root, "", env);
+    }
+
+    /** @return an empty mapping at a key, for a section given by name only */
+    static ConfigNode empty(String path) {
+        return new ConfigNode(MissingNode.getInstance(), path, n -> null);
+    }
+
+    /** @return the full key of a child, e.g. {@code sources[0].table} */
+    String key(String child) {
+        return path.isEmpty() ? child : path + "." + child;
+    }
+
+    /** @return this mapping's own key */
+    String path() {
+        return path.isEmpty() ? "(root)" : path;
+    }
+
+    boolean has(String key) {
+        JsonNode v = node.get(key);
+        return v != null && !v.isNull();
+    }
+
+    private JsonNode raw(String key) {
+        read.add(key);
+        JsonNode v = node.get(key);
+        return v == null || v.isNull() ? null : v;
+    }
+
+    /** @return the value as text after {@code ${ENV}} substitution, or {@code null} when absent */
+    private String scalar(String key) {
+        JsonNode v = raw(key);
+        if (v == null) {
+            return null;
+        }
+        if (!v.isValueNode()) {
+            throw new ConfigException(key(key), "expected a single value, got " + kind(v));
+        }
+        return substitute(key(key), v.asText());
+    }
+
+    String string(String key, String defaultValue) {
+        String v = scalar(key);
+        return v == null ? defaultValue : v;
+    }
+
+    String requiredString(String key) {
+        String v = scalar(key);
+        if (v == null || v.isBlank()) {
+            throw new ConfigException(key(key), "is required");
+        }
+        return v;
+    }
+
+    Secret secret(String key) {
+        String v = scalar(key);
+        return v == null ? null : new Secret(v);
+    }
+
+    int integer(String key, int defaultValue, int min, int max) {
+        String v = scalar(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        int value;
+        try {
+            value = Integer.parseInt(v.strip());
+        } catch (NumberFormatException e) {
+            throw new ConfigException(key(key), "expected an integer, got '" + v + "'");
+        }
+        if (value < min || value > max) {
+            throw new ConfigException(key(key), value + " is out of range; it must be between " + min + " and " + max);
+        }
+        return value;
+    }
+
+    boolean bool(String key, boolean defaultValue) {
+        String v = scalar(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        return switch (v.strip().toLowerCase(Locale.ROOT)) {
+            case "true", "yes", "on" -> true;
+            case "false", "no", "off" -> false;
+            default -> throw new ConfigException(key(key), "expected true or false, got '" + v + "'");
+        };
+    }
+
+    /**
+     * A duration: a number with a unit ({@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}, {@code 7d}) or
+     * ISO-8601 ({@code PT2S}).
+     */
+    Duration duration(String key, Duration defaultValue) {
+        String v = scalar(key);
+        if (v == null) {
+            return defaultValue;
+        }
+        Duration d = parseDuration(v);
+        if (d == null) {
+            throw new ConfigException(
+                    key(key), "expected a duration such as 500ms, 2s, 5m, 1h, 7d or PT2S, got '" + v + "'");
+        }
+        return d;
+    }
+
+    static Duration parseDuration(String text) {
+        String v = text.strip();
+        Matcher m = DURATION.matcher(v);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            return switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
+            };
+        }
+        try {
+            return Duration.parse(v);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** A list of strings; a single string counts as a list of one. */
+    List<String> strings(String key) {
+        JsonNode v = raw(key);
+        List<String> out = new ArrayList<>();
+        if (v == null) {
+            return out;
+        }
+        if (v.isValueNode()) {
+            out.add(substitute(key(key), v.asText()));
+            return out;
+        }
+        if (!v.isArray()) {
+            throw new ConfigException(key(key), "expected a list of strings, got " + kind(v));
+        }
+        for (int i = 0; i < v.size(); i++) {
+            JsonNode item = v.get(i);
+            if (!item.isValueNode() || item.isNull()) {
+                throw new ConfigException(key(key) + "[" + i + "]", "expected a string, got " + kind(item));
+            }
+            out.add(substitute(key(key) + "[" + i + "]", item.asText()));
+        }
+        return out;
+    }
+
+    /** A mapping of string to string, e.g. fixed headers. */
+    Map<String, String> stringMap(String key) {
+        ConfigNode child = object(key);
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String name : child.keys()) {
+            out.put(name, child.requiredString(name));
+        }
+        return out;
+    }
+
+    /** The mapping under a key; an empty mapping when the key is absent. */
+    ConfigNode object(String key) {
+        JsonNode v = raw(key);
+        if (v == null) {
+            return new ConfigNode(MissingNode.getInstance(), key(key), env);
+        }
+        if (!v.isObject()) {
+            throw new ConfigException(key(key), "expected a mapping of keys, got " + kind(v));
+        }
+        return new ConfigNode(v, key(key), env);
+    }
+
+    /** The list of mappings under a key; empty when the key is absent. */
+    List<ConfigNode> objects(String key) {
+        JsonNode v = raw(key);
+        List<ConfigNode> out = new ArrayList<>();
+        if (v == null) {
+            return out;
+        }
+        if (!v.isArray()) {
+            throw new ConfigException(key(key), "expected a list (each item starting with '- '), got " + kind(v));
+        }
+        for (int i = 0; i < v.size(); i++) {
+            JsonNode item = v.get(i);
+            String itemKey = key(key) + "[" + i + "]";
+            if (!item.isObject()) {
+                throw new ConfigException(itemKey, "expected a mapping of keys, got " + kind(item));
+            }
+            out.add(new ConfigNode(item, itemKey, env));
+        }
+        return out;
+    }
+
+    /** @return whether the value under a key is a single value (not a mapping or a list) */
+    boolean isScalar(String key) {
+        JsonNode v = node.get(key);
+        return v != null && v.isValueNode() && !v.isNull();
+    }
+
+    /** @return the keys of this mapping, in file order (all of them count as read) */
+    List<String> keys() {
+        List<String> out = new ArrayList<>();
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            String k = it.next();
+            read.add(k);
+            out.add(k);
+        }
+        return out;
+    }
+
+    /** @return whether the mapping is absent or has no keys */
+    boolean isEmpty() {
+        return node.isMissingNode() || node.size() == 0;
+    }
+
+    /**
+     * @throws ConfigException naming the first key that no reader asked for, and the keys that are known
+     */
+    void rejectUnknown() {
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            String k = it.next();
+            if (!read.contains(k)) {
+                throw new ConfigException(key(k), "unknown key; known keys here: " + String.join(", ", read));
+            }
+        }
+    }
+
+    private String substitute(String key, String value) {
+        Matcher m = PLACEHOLDER.matcher(value);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String name = m.group(1);
+            String v = env.apply(name);
+            if (v == null) {
+                v = m.group(3);
+            }
+            if (v == null) {
+                throw new ConfigException(
+                        key,
+                        "environment variable " + name + " is not set (give a default with ${" + name + ":-default})");
+            }
+            m.appendReplacement(out, Matcher.quoteReplacement(v));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
+    private static String kind(JsonNode v) {
+        if (v.isObject()) {
+            return "a mapping";
+        }
+        if (v.isArray()) {
+            return "a list";
+        }
+        return "'" + v.asText() + "'";
+    }
+}

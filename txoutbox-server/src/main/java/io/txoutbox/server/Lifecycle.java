@@ -1,0 +1,70 @@
+package io.txoutbox.server;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Keeps {@code run} and {@code demo} alive until SIGTERM, Ctrl-C or the end of {@code --duration}, then
+ * stops them cleanly: relays finish the batch in flight and return their leases before the process
+ * ends.
+ *
+ * <p>On a signal the JVM runs shutdown hooks and would then exit with 143 (or 130), which tells a
+ * supervisor the process died. The hook here stops everything first and then ends the process itself
+ * with 0 when the stop was clean, 1 when it was not, so scripts and supervisors can tell the two apart.
+ */
+final class Lifecycle {
+    private Lifecycle() {}
+
+    /**
+     * @param running what to stop
+     * @param duration how long to run, or {@code null} until a signal
+     * @param out where to say that it stops
+     * @return 0 after a clean stop at the end of the duration, 1 when the stop failed (a signal ends the
+     *     process from the hook instead)
+     */
+    static int runUntilStopped(AutoCloseable running, Duration duration, PrintWriter out) throws InterruptedException {
+        AtomicBoolean stopping = new AtomicBoolean();
+        CountDownLatch never = new CountDownLatch(1);
+        Thread hook = new Thread(
+                () -> {
+                    if (!stopping.compareAndSet(false, true)) {
+                        return;
+                    }
+                    out.println("txoutbox: stopping (finishing the batch in flight, returning leases)...");
+                    boolean clean = stop(running, out);
+                    out.println(clean ? "txoutbox: stopped cleanly" : "txoutbox: stopped with errors");
+                    out.flush();
+                    System.err.flush();
+                    Runtime.getRuntime().halt(clean ? 0 : 1);
+                },
+                "txoutbox-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        if (duration == null) {
+            never.await();
+        } else {
+            never.await(duration.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        if (!stopping.compareAndSet(false, true)) {
+            // A signal came in the meantime: the hook stops everything and ends the process.
+            never.await();
+        }
+        Runtime.getRuntime().removeShutdownHook(hook);
+        out.println("txoutbox: --duration " + duration.toSeconds() + "s is over; stopping...");
+        boolean clean = stop(running, out);
+        out.println(clean ? "txoutbox: stopped cleanly" : "txoutbox: stopped with errors");
+        return clean ? 0 : 1;
+    }
+
+    private static boolean stop(AutoCloseable running, PrintWriter out) {
+        try {
+            running.close();
+            return true;
+        } catch (Exception e) {
+            out.println("txoutbox: stop failed: " + e);
+            return false;
+        }
+    }
+}

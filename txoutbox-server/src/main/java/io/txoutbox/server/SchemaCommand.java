@@ -1,0 +1,164 @@
+package io.txoutbox.server;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.Outbox;
+import io.txoutbox.OutboxException;
+import io.txoutbox.jdbc.Dialect;
+import io.txoutbox.jdbc.JdbcOutboxStore;
+import io.txoutbox.jdbc.OutboxTable;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.concurrent.Callable;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code txoutbox schema}: prints the DDL of the outbox table, or applies it to the sources of a config. */
+@Command(
+        name = "schema",
+        header = "Print the outbox table's DDL for a dialect, or --apply it to the configured sources.",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Prints the DDL of the outbox table (table, indexes and, on PostgreSQL, the wake-up trigger) for a dialect,"
+                    + " for your migration tool.",
+            "With --apply --config FILE, creates the table of every source of that file (if missing) instead."
+        })
+final class SchemaCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(
+            names = "--dialect",
+            paramLabel = "NAME",
+            defaultValue = "postgresql",
+            description = "postgresql, mariadb, mysql or h2 (default ${DEFAULT-VALUE}).")
+    String dialect;
+
+    @Option(
+            names = "--table",
+            paramLabel = "NAME",
+            defaultValue = "outbox",
+            description = "The table, optionally schema.name (default ${DEFAULT-VALUE}).")
+    String table;
+
+    @Option(names = "--apply", description = "Creates the tables of the sources in --config instead of printing.")
+    boolean apply;
+
+    @Option(
+            names = {"-c", "--config"},
+            paramLabel = "FILE",
+            description = "The configuration whose sources --apply creates.")
+    Path config;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        if (apply) {
+            if (config == null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--apply needs --config FILE (the sources' databases and tables)");
+            }
+            ServerConfig c = ConfigLoader.load(config, TxoutboxCli.env()::get);
+            for (int i = 0; i < c.sources().size(); i++) {
+                apply(c.sources().get(i), "sources[" + i + "]", out);
+            }
+            return TxoutboxCli.OK;
+        }
+        Dialect d;
+        try {
+            d = Dialect.named(dialect);
+        } catch (OutboxException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--dialect: " + e.getMessage());
+        }
+        OutboxTable t;
+        try {
+            t = OutboxTable.of(table);
+        } catch (OutboxException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--table: " + e.getMessage());
+        }
+        JdbcOutboxStore store = JdbcOutboxStore.create(new NoDatabase(), t, d);
+        out.println("-- txoutbox outbox table " + t.qualifiedName() + " for " + d.name());
+        out.println(store.render(d.outboxDdl()).strip());
+        return TxoutboxCli.OK;
+    }
+
+    private static void apply(ServerConfig.Source s, String key, PrintWriter out) {
+        HikariConfig h = new HikariConfig();
+        h.setJdbcUrl(s.jdbcUrl());
+        h.setUsername(s.user());
+        if (s.password() != null) {
+            h.setPassword(s.password().value());
+        }
+        h.setMaximumPoolSize(2);
+        h.setConnectionTimeout(s.connectTimeout().toMillis());
+        h.setInitializationFailTimeout(-1);
+        try (HikariDataSource ds = new HikariDataSource(h)) {
+            try (Connection c = ds.getConnection()) {
+                c.isValid(5);
+            } catch (java.sql.SQLException e) {
+                throw new ConfigException(
+                        key + ".jdbc-url", "cannot connect (" + Masking.jdbcUrl(s.jdbcUrl()) + "): " + e.getMessage());
+            }
+            Dialect d = s.dialect().equals("auto") ? Dialect.detect(ds) : Dialect.named(s.dialect());
+            Outbox.Builder b = Outbox.builder(ds).table(s.table()).dialect(d).createSchemaIfMissing(true);
+            if (s.ordered() != null) {
+                b.ordered(s.ordered());
+            }
+            b.build();
+            out.println("source " + s.name() + ": table " + s.table() + " is ready (" + d.name() + ")");
+        }
+    }
+
+    /** Printing DDL needs no database: the store only renders templates. */
+    private static final class NoDatabase implements DataSource {
+        private static UnsupportedOperationException refused() {
+            return new UnsupportedOperationException("schema printing opens no connection");
+        }
+
+        @Override
+        public Connection getConnection() {
+            throw refused();
+        }
+
+        @Override
+        public Connection getConnection(String username, String password) {
+            throw refused();
+        }
+
+        @Override
+        public PrintWriter getLogWriter() {
+            return null;
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) {}
+
+        @Override
+        public void setLoginTimeout(int seconds) {}
+
+        @Override
+        public int getLoginTimeout() {
+            return 0;
+        }
+
+        @Override
+        public Logger getParentLogger() {
+            return Logger.getGlobal();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> iface) {
+            throw refused();
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> iface) {
+            return false;
+        }
+    }
+}

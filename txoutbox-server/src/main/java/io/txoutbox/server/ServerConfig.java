@@ -1,0 +1,105 @@
+package io.txoutbox.server;
+
+import io.txoutbox.DeadHeadPolicy;
+import io.txoutbox.relay.Backoff;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The whole configuration of a relay server, validated: what {@link ConfigLoader} reads from YAML and
+ * what the demo builds in code. Records print secrets as {@code ****}.
+ *
+ * @param admin the admin API and dashboard
+ * @param sources the outbox tables to relay, at least one, names unique
+ */
+record ServerConfig(Admin admin, List<Source> sources) {
+    ServerConfig {
+        sources = List.copyOf(sources);
+    }
+
+    /**
+     * @param host the address the HTTP server binds (default 127.0.0.1: reachable from this machine only)
+     * @param port the port (default 8080; 0 picks a free one)
+     * @param token the bearer token every admin route requires
+     * @param dashboard serve the web dashboard at {@code /}
+     */
+    record Admin(String host, int port, Secret token, boolean dashboard) {}
+
+    /**
+     * @param name the source's name in the API, the metrics and the relays' names
+     * @param jdbcUrl the database
+     * @param user the database user, or {@code null}
+     * @param password the database password, or {@code null}
+     * @param table the outbox table, optionally schema-qualified
+     * @param dialect {@code auto}, {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}
+     * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
+     * @param createSchema create the table at start-up when it is missing
+     * @param poolSize the connection pool's maximum size
+     * @param connectTimeout how long to wait for a database connection
+     * @param relay the relay settings
+     * @param routes which transport each event type goes to, at least one
+     */
+    record Source(
+            String name,
+            String jdbcUrl,
+            String user,
+            Secret password,
+            String table,
+            String dialect,
+            DeadHeadPolicy ordered,
+            boolean createSchema,
+            int poolSize,
+            Duration connectTimeout,
+            Relay relay,
+            List<Route> routes) {
+        Source {
+            routes = List.copyOf(routes);
+        }
+    }
+
+    /**
+     * @param instances relays on this table in this server (they share it safely)
+     * @param batchSize rows per claim
+     * @param pollInterval the longest an idle relay sleeps
+     * @param leaseDuration how long a claim is held
+     * @param publishTimeout how long to wait for a batch's confirmations
+     * @param maxAttempts attempts before an event is dead
+     * @param backoff the delay between attempts
+     * @param retainPublished keep published rows this long, or {@code null} to delete them at once
+     * @param listen wake on PostgreSQL notifications
+     */
+    record Relay(
+            int instances,
+            int batchSize,
+            Duration pollInterval,
+            Duration leaseDuration,
+            Duration publishTimeout,
+            int maxAttempts,
+            Backoff backoff,
+            Duration retainPublished,
+            boolean listen) {
+        static Relay defaults() {
+            return new Relay(
+                    1,
+                    100,
+                    Duration.ofSeconds(2),
+                    Duration.ofSeconds(30),
+                    Duration.ofSeconds(10),
+                    8,
+                    Backoff.DEFAULT,
+                    null,
+                    true);
+        }
+    }
+
+    /**
+     * @param key the configuration key of this route, for error messages
+     * @param types exact event types, prefixes ending in {@code *}, or {@code *} for every type
+     * @param transport the transport these events go to
+     */
+    record Route(String key, List<String> types, Transports.Spec transport) {
+        Route {
+            types = List.copyOf(types);
+        }
+    }
+}

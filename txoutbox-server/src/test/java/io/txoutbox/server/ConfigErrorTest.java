@@ -1,0 +1,164 @@
+package io.txoutbox.server;
+
+import static io.txoutbox.server.TestSupport.cli;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** A wrong configuration stops the server at start-up with a message naming the key, and exit code 2. */
+class ConfigErrorTest {
+    @TempDir
+    Path dir;
+
+    private static final String VALID = TestSupport.yaml("srv_never_created", "http://127.0.0.1:9/hook", false, "");
+
+    @Test
+    void unknown_key_is_named_and_the_child_process_exits_2() throws Exception {
+        Path config = TestSupport.write(dir, "bad.yaml", VALID.replace("poll-interval: 500ms", "pol-interval: 500ms"));
+        Path output = dir.resolve("out.txt");
+        Process p = TestSupport.childJvm(output, "run", "--config", config.toString());
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String out = Files.readString(output, StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(out).isEqualTo(2);
+        assertThat(out).contains("configuration error: sources[0].relay.pol-interval: unknown key");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            wrong type       | 'poll-interval: 500ms'            | 'batch-size: ten'                     | sources[0].relay.batch-size: expected an integer, got 'ten'
+            out of range     | 'poll-interval: 500ms'            | 'batch-size: 0'                       | sources[0].relay.batch-size: 0 is out of range
+            bad duration     | 'poll-interval: 500ms'            | 'poll-interval: soon'                 | sources[0].relay.poll-interval: expected a duration
+            lease vs timeout | 'poll-interval: 500ms'            | 'publish-timeout: 40s'                | sources[0].relay.lease-duration: 30000 ms must be longer than publish-timeout
+            not a JDBC URL   | 'jdbc-url: jdbc:postgresql:'      | 'jdbc-url: postgres:'                 | sources[0].jdbc-url: 'postgres://localhost
+            no driver        | 'jdbc-url: jdbc:postgresql:'      | 'jdbc-url: jdbc:oracle:'              | sources[0].jdbc-url: no bundled JDBC driver accepts
+            bad table name   | 'table: srv_never_created'        | 'table: drop-table'                   | sources[0].table:
+            unknown dialect  | 'table: srv_never_created'        | 'dialect: oracle'                     | sources[0].dialect: 'oracle' is unknown
+            webhook URL      | 'url: http://127.0.0.1:9/hook'    | 'url: ftp://example.com/hook'         | sources[0].routes[0].transport.webhook.endpoints[0].url:
+            short secret     | 'secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' | 'secret: short'        | sources[0].routes[0].transport.webhook.endpoints[0].secret:
+            planned transport| 'transport: log'                  | 'transport: kafka'                    | sources[0].routes[1].transport: transport 'kafka' is not bundled with this server yet
+            unknown transport| 'transport: log'                  | 'transport: carrier-pigeon'           | sources[0].routes[1].transport: unknown transport 'carrier-pigeon'
+            missing env      | 'user: postgres'                  | 'user: ${TXOUTBOX_TEST_UNSET_USER}'   | sources[0].user: environment variable TXOUTBOX_TEST_UNSET_USER is not set
+            short token      | 'token: test-token-0123456789abcdef' | 'token: abc'                       | admin.token: is 3 characters; it must be at least 16
+            ordered contradiction | 'create-schema: false'       | 'dead-head: skip'                     | sources[0].dead-head: only applies with ordered: true
+            """)
+    void configuration_error_names_the_key(String name, String find, String replace, String expected) {
+        String yaml = VALID.replace(find, replace);
+        assertThat(yaml).as("the test's replacement applies").isNotEqualTo(VALID);
+        TestSupport.CliResult r = run(yaml);
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).contains("configuration error: " + expected);
+    }
+
+    @Test
+    void missing_table_is_named_with_the_fix() {
+        TestSupport.CliResult r = run(VALID);
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+        assertThat(r.err())
+                .contains("configuration error: sources[0].table:")
+                .contains("srv_never_created' does not exist")
+                .contains("create-schema: true");
+    }
+
+    @Test
+    void database_that_refuses_the_connection_is_named() {
+        TestSupport.CliResult r = run(VALID.replace(TestSupport.PG_URL, "jdbc:postgresql://127.0.0.1:9/test")
+                .replace("create-schema: false", "create-schema: false\n    connect-timeout: 1s"));
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("sources[0].jdbc-url: cannot connect");
+        assertThat(r.err()).doesNotContain("not-a-real-password-xyz");
+    }
+
+    @Test
+    void yaml_syntax_error_names_the_line() {
+        TestSupport.CliResult r = run("admin:\n  token: [unclosed\n");
+        assertThat(r.exitCode()).isEqualTo(2);
+        assertThat(r.err()).contains("(file): not valid YAML at line");
+    }
+
+    @Test
+    void missing_file_and_unknown_option_are_usage_errors() {
+        assertThat(cli(Map.of(), "run", "--config", dir.resolve("nope.yaml").toString())
+                        .err())
+                .contains("--config: file")
+                .contains("does not exist");
+        TestSupport.CliResult unknown = cli(Map.of(), "run", "--config", "x.yaml", "--confg", "y.yaml");
+        assertThat(unknown.exitCode()).isEqualTo(2);
+        assertThat(unknown.err()).contains("'--confg'").contains("Possible solutions: --config");
+        assertThat(cli(Map.of(), "schema", "--dialect", "oracle").exitCode()).isEqualTo(2);
+    }
+
+    @Test
+    void placeholders_read_the_environment_with_defaults_and_secrets_print_masked() {
+        String yaml = VALID.replace("password: not-a-real-password-xyz", "password: ${TEST_DB_PASSWORD}")
+                .replace("batch-size", "batch-size")
+                .replace("poll-interval: 500ms", "poll-interval: ${TEST_POLL:-750ms}");
+        ServerConfig c = ConfigLoader.parse(yaml, Map.of("TEST_DB_PASSWORD", "s3cret-value")::get);
+        assertThat(c.sources().get(0).password().value()).isEqualTo("s3cret-value");
+        assertThat(c.sources().get(0).relay().pollInterval()).isEqualTo(Duration.ofMillis(750));
+        assertThat(c.toString())
+                .doesNotContain("s3cret-value")
+                .doesNotContain(TestSupport.TOKEN)
+                .contains("****");
+    }
+
+    @Test
+    void the_demo_configuration_is_a_valid_example() {
+        ServerConfig c = ConfigLoader.parse(
+                DemoRunner.demoYaml(),
+                Map.of(
+                        "DEMO_PORT", "0",
+                        "DEMO_TOKEN", "0123456789abcdef0123",
+                        "DEMO_JDBC_URL", "jdbc:postgresql://localhost:1/x",
+                        "DEMO_RECEIVER_URL", "http://127.0.0.1:1/hooks",
+                        "DEMO_WEBHOOK_SECRET", TestReceiver.SECRET)::get);
+        assertThat(c.sources()).hasSize(1);
+        assertThat(c.sources().get(0).routes()).hasSize(2);
+        assertThat(c.sources().get(0).routes().get(0).transport().describe())
+                .contains("webhook")
+                .doesNotContain("whsec");
+    }
+
+    @Test
+    void routing_prefers_exact_types_then_the_longest_prefix() {
+        RoutingPublisher p = new RoutingPublisher(java.util.List.of(
+                new RoutingPublisher.Target(java.util.List.of("*"), "log", new LogSink(true)),
+                new RoutingPublisher.Target(java.util.List.of("order.*"), "a", new LogSink(true)),
+                new RoutingPublisher.Target(java.util.List.of("order.placed"), "b", new LogSink(true)),
+                new RoutingPublisher.Target(java.util.List.of("order.item.*"), "c", new LogSink(true))));
+        assertThat(p.route("order.placed")).isEqualTo(2);
+        assertThat(p.route("order.paid")).isEqualTo(1);
+        assertThat(p.route("order.item.added")).isEqualTo(3);
+        assertThat(p.route("customer.x")).isZero();
+        RoutingPublisher none = new RoutingPublisher(
+                java.util.List.of(new RoutingPublisher.Target(java.util.List.of("order.*"), "a", new LogSink(true))));
+        assertThat(none.route("customer.x")).isEqualTo(-1);
+        assertThatThrownBy(() -> ConfigLoader.parse(VALID.replace("types: [\"*\"]", "types: [\"or*der\"]"), k -> null))
+                .hasMessageContaining("sources[0].routes[1].types[0]: 'or*der' is invalid");
+    }
+
+    @Test
+    void jdbc_url_passwords_are_masked() {
+        assertThat(Masking.jdbcUrl("jdbc:postgresql://h/db?user=a&password=hunter2&ssl=true"))
+                .isEqualTo("jdbc:postgresql://h/db?user=a&password=****&ssl=true");
+        assertThat(Masking.jdbcUrl("jdbc:mariadb://bob:hunter2@h/db")).isEqualTo("jdbc:mariadb://****@h/db");
+    }
+
+    private TestSupport.CliResult run(String yaml) {
+        try {
+            Path config = TestSupport.write(dir, "config.yaml", yaml);
+            return cli(Map.of(), "run", "--check", "--config", config.toString());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package io.txoutbox.server;
+
+import static io.txoutbox.server.TestSupport.cli;
+import static io.txoutbox.server.TestSupport.count;
+import static io.txoutbox.server.TestSupport.dropTable;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The table is the contract: a row that the real {@code psql} inserts, with none of txoutbox's code
+ * involved, is relayed by the server.
+ */
+class RelayFromPsqlTest {
+    private static final String TABLE = TestSupport.uniqueTable("srv_psql");
+
+    @TempDir
+    static Path dir;
+
+    static TestReceiver receiver;
+    static RelayServer server;
+
+    @BeforeAll
+    static void start() throws IOException {
+        receiver = new TestReceiver();
+        Path config = TestSupport.write(dir, "psql.yaml", TestSupport.yaml(TABLE, receiver.url(), false, ""));
+        // The table is created the way an operator would: txoutbox schema --apply.
+        TestSupport.CliResult applied = cli(Map.of(), "schema", "--apply", "--config", config.toString());
+        assertThat(applied.exitCode()).as(applied.err()).isZero();
+        assertThat(applied.out()).contains("table " + TABLE + " is ready");
+        server = RelayServer.start(ConfigLoader.load(config, System.getenv()::get));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+        if (receiver != null) {
+            receiver.close();
+        }
+        dropTable(TABLE);
+    }
+
+    @Test
+    void row_inserted_with_psql_is_relayed_to_the_webhook_with_a_valid_signature() throws Exception {
+        UUID id = UUID.randomUUID();
+        String out = psql("INSERT INTO " + TABLE + " (id, aggregate_type, aggregate_id, event_type, payload)"
+                + " VALUES ('" + id + "', 'order', 'o-7', 'order.placed', convert_to('{\"total\":12}', 'UTF8'))");
+        assertThat(out).contains("INSERT 0 1");
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> receiver.accepted.containsKey(id.toString()));
+        assertThat(new String(receiver.accepted.get(id.toString()), StandardCharsets.UTF_8))
+                .isEqualTo("{\"total\":12}");
+        assertThat(receiver.badSignatures).hasValue(0);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> count("SELECT count(*) FROM " + TABLE + " WHERE id = '" + id + "'") == 0);
+    }
+
+    @Test
+    void row_of_a_type_routed_to_the_log_sink_is_published_and_never_reaches_the_webhook() throws Exception {
+        UUID id = UUID.randomUUID();
+        psql("INSERT INTO " + TABLE + " (id, aggregate_type, aggregate_id, event_type, payload)" + " VALUES ('" + id
+                + "', 'customer', 'c-1', 'customer.registered', convert_to('{}', 'UTF8'))");
+
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> count("SELECT count(*) FROM " + TABLE + " WHERE id = '" + id + "'") == 0);
+        assertThat(server.source("orders").activity().byType()).containsKey("customer.registered");
+        assertThat(server.source("orders")
+                        .activity()
+                        .byType()
+                        .get("customer.registered")
+                        .published())
+                .isEqualTo(1);
+        assertThat(receiver.started).doesNotContain(id.toString());
+    }
+
+    /** Runs the real psql binary, as any other program would write the table. */
+    private static String psql(String statement) throws Exception {
+        Process p = new ProcessBuilder(List.of(
+                        "psql",
+                        "-h",
+                        "localhost",
+                        "-U",
+                        TestSupport.PG_USER,
+                        "-d",
+                        "test",
+                        "-v",
+                        "ON_ERROR_STOP=1",
+                        "-c",
+                        statement))
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as("psql said: " + out).isZero();
+        return out;
+    }
+}

@@ -1,0 +1,180 @@
+package io.txoutbox.server;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** Shared pieces of the server tests: the local PostgreSQL, unique tables, HTTP calls, child JVMs. */
+final class TestSupport {
+    static final String PG_URL =
+            System.getenv().getOrDefault("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
+    static final String PG_USER = System.getenv().getOrDefault("TXOUTBOX_PG_USER", "postgres");
+    static final String TOKEN = "test-token-0123456789abcdef";
+    static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static HikariDataSource pool;
+
+    private TestSupport() {}
+
+    static synchronized HikariDataSource postgres() {
+        if (pool == null) {
+            HikariConfig c = new HikariConfig();
+            c.setJdbcUrl(PG_URL);
+            c.setUsername(PG_USER);
+            c.setMaximumPoolSize(4);
+            c.setMinimumIdle(0);
+            pool = new HikariDataSource(c);
+        }
+        return pool;
+    }
+
+    static String uniqueTable(String prefix) {
+        return prefix + "_"
+                + HexFormat.of().formatHex(new byte[] {
+                    (byte) ThreadLocalRandom.current().nextInt(),
+                            (byte) ThreadLocalRandom.current().nextInt(),
+                    (byte) ThreadLocalRandom.current().nextInt(),
+                            (byte) ThreadLocalRandom.current().nextInt()
+                });
+    }
+
+    static void sql(String statement) {
+        try (Connection c = postgres().getConnection();
+                Statement st = c.createStatement()) {
+            st.execute(statement);
+        } catch (SQLException e) {
+            throw new IllegalStateException(statement + ": " + e.getMessage(), e);
+        }
+    }
+
+    static long count(String query) {
+        try (Connection c = postgres().getConnection();
+                Statement st = c.createStatement();
+                var rs = st.executeQuery(query)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(query + ": " + e.getMessage(), e);
+        }
+    }
+
+    static void dropTable(String table) {
+        sql("DROP TABLE IF EXISTS " + table + " CASCADE");
+        sql("DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
+    }
+
+    /** A configuration with one source on the local PostgreSQL, relaying to a webhook receiver. */
+    static String yaml(String table, String receiverUrl, boolean createSchema, String relayExtra) {
+        return """
+                admin:
+                  host: 127.0.0.1
+                  port: 0
+                  token: %s
+                sources:
+                  - name: orders
+                    jdbc-url: %s
+                    user: %s
+                    password: not-a-real-password-xyz
+                    table: %s
+                    create-schema: %s
+                    relay:
+                      poll-interval: 500ms
+                      backoff: {base: 200ms, max: 1s}
+                %s
+                    routes:
+                      - types: ["order.*", "invoice.*"]
+                        transport:
+                          webhook:
+                            allow-private-networks: true
+                            endpoints:
+                              - url: %s
+                                secret: %s
+                      - types: ["*"]
+                        transport: log
+                """.formatted(TOKEN, PG_URL, PG_USER, table, createSchema, relayExtra, receiverUrl, TestReceiver.SECRET);
+    }
+
+    static Path write(Path dir, String name, String text) throws IOException {
+        Path p = dir.resolve(name);
+        Files.writeString(p, text);
+        return p;
+    }
+
+    record Response(int status, String body) {
+        JsonNode json() {
+            try {
+                return JSON.readTree(body);
+            } catch (IOException e) {
+                throw new AssertionError("not JSON: " + body, e);
+            }
+        }
+    }
+
+    static Response http(String method, String url, String token, String body) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        b.method(
+                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        try {
+            HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            return new Response(r.statusCode(), r.body());
+        } catch (IOException e) {
+            throw new IllegalStateException(method + " " + url + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** What {@link TxoutboxCli#execute} printed and returned. */
+    record CliResult(int exitCode, String out, String err) {}
+
+    static CliResult cli(Map<String, String> env, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = TxoutboxCli.execute(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8),
+                env,
+                args);
+        return new CliResult(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** Starts {@code txoutbox ARGS} in a child JVM with this test's classpath. */
+    static Process childJvm(Path output, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                TxoutboxCli.class.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(output.toFile())
+                .start();
+    }
+}
