@@ -110,6 +110,12 @@ final class ServeCommands {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--rate must be 1 to 100, not " + rate);
             }
             DemoRunner demo = DemoRunner.start(port, rate, out);
+            if (Boolean.getBoolean("txoutbox.demo.exitWithParent")) {
+                // Started by the build (`-Pdemo`): when Maven is stopped, stop too (through the shutdown
+                // hook), instead of keeping the port and the embedded database as an orphan.
+                ProcessHandle.current().parent().ifPresent(parent -> parent.onExit()
+                        .thenRun(() -> System.exit(0)));
+            }
             return Lifecycle.runUntilStopped(demo, duration(durationSeconds), out);
         }
     }
