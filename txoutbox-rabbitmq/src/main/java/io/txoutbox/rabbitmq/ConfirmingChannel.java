@@ -1,0 +1,223 @@
+package io.txoutbox.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConfirmListener;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ReturnListener;
+import com.rabbitmq.client.ShutdownListener;
+import com.rabbitmq.client.ShutdownSignalException;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.PublishOutcome;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One channel in confirm mode that carries one batch at a time: it maps each delivery tag to the
+ * event it carries and settles the event when the broker acks, nacks or returns it, or when the
+ * channel closes.
+ *
+ * <p>RabbitMQ sends {@code basic.return} for an unroutable mandatory message before the
+ * {@code basic.ack} of that message, on the same channel, and the client calls both listeners in
+ * frame order on its connection thread: so a return is recorded by message id first, and the ack
+ * that follows turns it into a dead outcome instead of a published one.
+ */
+final class ConfirmingChannel implements ConfirmListener, ReturnListener, ShutdownListener {
+    private final Channel channel;
+    private final String exchange;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition settled = lock.newCondition();
+    // All below guarded by lock.
+    private final NavigableMap<Long, Integer> unconfirmed = new TreeMap<>();
+    private final Map<String, String> returned = new HashMap<>();
+    private List<ClaimedEvent> events;
+    private PublishOutcome[] outcomes;
+    private ShutdownSignalException shutdown;
+
+    private ConfirmingChannel(Channel channel, String exchange) {
+        this.channel = channel;
+        this.exchange = exchange;
+    }
+
+    static ConfirmingChannel open(Connection connection, String exchange) throws IOException {
+        Channel channel = connection.createChannel();
+        if (channel == null) {
+            throw new IOException("RabbitMQ refused a new channel: the connection's channel-max is reached");
+        }
+        ConfirmingChannel confirming = new ConfirmingChannel(channel, exchange);
+        channel.addShutdownListener(confirming);
+        channel.addConfirmListener(confirming);
+        channel.addReturnListener(confirming);
+        channel.confirmSelect();
+        return confirming;
+    }
+
+    boolean isOpen() {
+        return channel.isOpen();
+    }
+
+    /**
+     * Publishes the events at {@code indexes} and waits until each is settled or the timeout passes.
+     * Fills {@code results} at those indexes.
+     *
+     * @return whether the channel is clean for the next batch (everything settled, still open)
+     */
+    boolean publishAndAwait(
+            List<ClaimedEvent> batch,
+            List<Integer> indexes,
+            List<String> routingKeys,
+            PublishOutcome[] results,
+            long timeoutNanos)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        lock.lock();
+        try {
+            events = batch;
+            outcomes = results;
+        } finally {
+            lock.unlock();
+        }
+        Exception publishFailure = null;
+        int sent = 0;
+        for (; sent < indexes.size(); sent++) {
+            int index = indexes.get(sent);
+            ClaimedEvent event = batch.get(index);
+            lock.lock();
+            try {
+                if (shutdown != null) {
+                    break;
+                }
+                unconfirmed.put(channel.getNextPublishSeqNo(), index);
+            } finally {
+                lock.unlock();
+            }
+            try {
+                // Outside the lock: the connection thread must be free to deliver acks while we write.
+                channel.basicPublish(
+                        exchange, routingKeys.get(sent), true, Messages.properties(event), event.payload());
+            } catch (IOException | RuntimeException e) {
+                publishFailure = e;
+                sent++; // this one may or may not have left: it stays unconfirmed
+                break;
+            }
+        }
+        lock.lock();
+        try {
+            long left = deadline - System.nanoTime();
+            while (!unconfirmed.isEmpty() && shutdown == null && publishFailure == null && left > 0) {
+                left = settled.awaitNanos(left);
+            }
+            boolean clean = unconfirmed.isEmpty() && shutdown == null && publishFailure == null;
+            PublishOutcome failure = shutdown != null
+                    ? Failures.of(shutdown, exchange)
+                    : publishFailure != null
+                            ? Failures.of(publishFailure, exchange)
+                            : PublishOutcome.retry("not confirmed by RabbitMQ within "
+                                    + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                                    + " ms (RabbitPublisher.Builder.confirmTimeout)");
+            for (int index : unconfirmed.values()) {
+                results[index] = failure;
+            }
+            for (int i = sent; i < indexes.size(); i++) {
+                results[indexes.get(i)] = failure;
+            }
+            unconfirmed.clear();
+            returned.clear();
+            events = null;
+            outcomes = null;
+            return clean;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void handleAck(long deliveryTag, boolean multiple) {
+        settle(deliveryTag, multiple, true);
+    }
+
+    @Override
+    public void handleNack(long deliveryTag, boolean multiple) {
+        settle(deliveryTag, multiple, false);
+    }
+
+    private void settle(long deliveryTag, boolean multiple, boolean ack) {
+        lock.lock();
+        try {
+            if (outcomes == null) {
+                return; // a late confirm of a batch that timed out: it already counts as a retry
+            }
+            Map<Long, Integer> confirmed = multiple
+                    ? unconfirmed.headMap(deliveryTag, true)
+                    : unconfirmed.subMap(deliveryTag, true, deliveryTag, true);
+            for (int index : confirmed.values()) {
+                String unroutable = returned.remove(events.get(index).id().toString());
+                if (!ack) {
+                    outcomes[index] =
+                            PublishOutcome.retry("nacked by RabbitMQ: it could not take responsibility for the message"
+                                    + " (for example a queue that rejects publishes when full)");
+                } else if (unroutable != null) {
+                    outcomes[index] = PublishOutcome.dead(unroutable);
+                } else {
+                    outcomes[index] = PublishOutcome.PUBLISHED;
+                }
+            }
+            confirmed.clear();
+            if (unconfirmed.isEmpty()) {
+                settled.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void handleReturn(
+            int replyCode,
+            String replyText,
+            String returnedExchange,
+            String routingKey,
+            AMQP.BasicProperties properties,
+            byte[] body) {
+        lock.lock();
+        try {
+            if (outcomes != null && properties.getMessageId() != null) {
+                returned.put(
+                        properties.getMessageId(),
+                        "unroutable: " + replyText + " exchange=" + Messages.describeExchange(returnedExchange)
+                                + " routing key=" + routingKey);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void shutdownCompleted(ShutdownSignalException cause) {
+        lock.lock();
+        try {
+            shutdown = cause;
+            settled.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void closeQuietly() {
+        try {
+            if (channel.isOpen()) {
+                channel.close();
+            }
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            // The channel or its connection is already broken: nothing left to release.
+        }
+    }
+}

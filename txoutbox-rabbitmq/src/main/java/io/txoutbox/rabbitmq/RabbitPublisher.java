@@ -1,0 +1,456 @@
+package io.txoutbox.rabbitmq;
+
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.spi.Router;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes outbox events to one RabbitMQ exchange, with publisher confirms. Build it with {@link
+ * #builder()}.
+ *
+ * <p>What it promises, per event of a batch:
+ *
+ * <ul>
+ *   <li>{@code PUBLISHED} only after RabbitMQ acked the message (publisher confirms) and did not
+ *       return it as unroutable: the message is in at least one queue, persistent (delivery mode 2).
+ *   <li>{@code DEAD} when it can never succeed as it is: no queue is bound for its routing key
+ *       ({@code mandatory} return), the exchange does not exist or the user may not write to it, or
+ *       the routing key is over 255 bytes.
+ *   <li>{@code RETRY} for everything else: a nack, a lost connection or channel, a broker that blocks
+ *       publishers, no confirm within {@code confirmTimeout}.
+ * </ul>
+ *
+ * <p>Each message carries the event id as its AMQP message id, the event's content type, type,
+ * correlation id and creation time as properties, and {@link io.txoutbox.spi.MessageHeaders} as
+ * string headers. The publisher opens its connection on the first batch, not at {@link
+ * Builder#build()}, and opens a new one on the next batch after a failure. Thread-safe: concurrent
+ * batches use channels of their own. {@link #close()} closes the connection it opened.
+ */
+public final class RabbitPublisher implements Publisher {
+    private static final Logger log = LoggerFactory.getLogger(RabbitPublisher.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final ConnectionFactory factory;
+    private final String exchange;
+    private final Router router;
+    private final Duration confirmTimeout;
+    private final String connectionName;
+    private final String description;
+    private final ExecutorService executor;
+    private final Deque<ConfirmingChannel> idle = new ConcurrentLinkedDeque<>();
+    private final ReentrantLock connectionLock = new ReentrantLock();
+    private Connection connection; // guarded by connectionLock
+    private volatile String blockedReason;
+    private volatile boolean closed;
+    private volatile boolean reachable = true;
+
+    private RabbitPublisher(Builder b, ConnectionFactory factory) {
+        this.factory = factory;
+        this.exchange = b.exchange;
+        this.router = b.router;
+        this.confirmTimeout = b.confirmTimeout;
+        this.connectionName = b.connectionName;
+        this.description = "RabbitPublisher[" + factory.getUsername() + ":****@" + factory.getHost() + ":"
+                + factory.getPort() + " vhost=" + factory.getVirtualHost() + ", exchange="
+                + Messages.describeExchange(exchange) + ", confirmTimeout=" + confirmTimeout.toMillis() + " ms]";
+        String threadPrefix = "txoutbox-rabbitmq-" + INSTANCES.incrementAndGet() + "-";
+        AtomicInteger threads = new AtomicInteger();
+        this.executor = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, threadPrefix + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** @return a builder with the defaults: localhost:5672, vhost {@code /}, guest/guest, the default exchange */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Publishes the batch on a thread of this publisher and completes when every message is confirmed,
+     * returned or failed, or when the confirm timeout passes (then the unconfirmed ones are retries).
+     * It never completes exceptionally for a broker failure: those are per-event outcomes.
+     *
+     * @param batch the claimed events, never empty
+     * @return one outcome per event, in batch order; a failed stage only if this publisher is closed
+     */
+    @Override
+    public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed"));
+        }
+        try {
+            return CompletableFuture.supplyAsync(() -> publishNow(batch), executor);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed", e));
+        }
+    }
+
+    private List<PublishOutcome> publishNow(List<ClaimedEvent> batch) {
+        PublishOutcome[] outcomes = new PublishOutcome[batch.size()];
+        List<Integer> indexes = new ArrayList<>(batch.size());
+        List<String> routingKeys = new ArrayList<>(batch.size());
+        for (int i = 0; i < batch.size(); i++) {
+            String routingKey;
+            try {
+                routingKey = router.destinationOf(batch.get(i));
+            } catch (RuntimeException e) {
+                outcomes[i] = PublishOutcome.dead("the router failed: " + e);
+                continue;
+            }
+            String problem = Messages.routingKeyProblem(routingKey);
+            if (problem != null) {
+                outcomes[i] = PublishOutcome.dead(problem);
+                continue;
+            }
+            indexes.add(i);
+            routingKeys.add(routingKey);
+        }
+        if (!indexes.isEmpty()) {
+            send(batch, indexes, routingKeys, outcomes);
+        }
+        return Arrays.asList(outcomes);
+    }
+
+    private void send(List<ClaimedEvent> batch, List<Integer> indexes, List<String> routingKeys, PublishOutcome[] out) {
+        String blocked = blockedReason;
+        if (blocked != null) {
+            // A blocked connection accepts writes into its socket and never confirms: fail fast instead.
+            fill(out, indexes, PublishOutcome.retry("RabbitMQ blocks publishers on this connection: " + blocked));
+            return;
+        }
+        ConfirmingChannel channel;
+        try {
+            channel = acquire();
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            String why = Failures.describe(e);
+            if (reachable) {
+                log.warn("{}: cannot open a channel, retrying on the next batch: {}", description, why);
+            } else {
+                log.debug("{}: still cannot open a channel: {}", description, why);
+            }
+            reachable = false;
+            abortConnection(); // a connection that cannot open a channel in time is of no use: start over
+            fill(out, indexes, PublishOutcome.retry("cannot reach RabbitMQ: " + why));
+            return;
+        }
+        boolean clean = false;
+        try {
+            clean = channel.publishAndAwait(batch, indexes, routingKeys, out, confirmTimeout.toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            for (int index : indexes) {
+                if (out[index] == null) {
+                    out[index] = PublishOutcome.retry("interrupted while waiting for RabbitMQ's confirms");
+                }
+            }
+        } finally {
+            if (clean && !closed) {
+                idle.push(channel);
+            } else {
+                // Confirms still owed to this channel would be confused with the next batch's: drop it,
+                // off this thread, since closing waits for a broker that may not answer.
+                closeLater(channel);
+            }
+        }
+    }
+
+    private void closeLater(ConfirmingChannel channel) {
+        try {
+            executor.execute(channel::closeQuietly);
+        } catch (RejectedExecutionException e) {
+            // Shutting down: closing the connection closes the channel too.
+        }
+    }
+
+    private static void fill(PublishOutcome[] out, List<Integer> indexes, PublishOutcome outcome) {
+        for (int index : indexes) {
+            out[index] = outcome;
+        }
+    }
+
+    private ConfirmingChannel acquire() throws IOException, TimeoutException {
+        ConfirmingChannel channel;
+        while ((channel = idle.poll()) != null) {
+            if (channel.isOpen()) {
+                return channel;
+            }
+        }
+        return ConfirmingChannel.open(connection(), exchange);
+    }
+
+    private Connection connection() throws IOException, TimeoutException {
+        connectionLock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException(description + " is closed");
+            }
+            if (connection == null || !connection.isOpen()) {
+                if (connection != null) {
+                    connection.abort();
+                }
+                connection = null;
+                Connection opened = factory.newConnection(connectionName);
+                opened.addBlockedListener(reason -> blockedReason = reason, () -> blockedReason = null);
+                blockedReason = null;
+                connection = opened;
+                reachable = true;
+                log.info("{}: connected", description);
+            }
+            return connection;
+        } finally {
+            connectionLock.unlock();
+        }
+    }
+
+    private void abortConnection() {
+        connectionLock.lock();
+        try {
+            if (connection != null) {
+                connection.abort((int) Math.min(Integer.MAX_VALUE, confirmTimeout.toMillis()));
+                connection = null;
+            }
+        } finally {
+            connectionLock.unlock();
+        }
+    }
+
+    /**
+     * Stops taking batches, waits a bounded time for the batches in flight, then closes the connection
+     * this publisher opened. Idempotent.
+     */
+    @Override
+    public void close() {
+        connectionLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        } finally {
+            connectionLock.unlock();
+        }
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(confirmTimeout.toMillis() + 1_000, TimeUnit.MILLISECONDS)) {
+                executor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        // Closing the connection closes its channels; abort does not throw and waits a bounded time.
+        abortConnection();
+        idle.clear();
+    }
+
+    /** @return the broker address, user (password masked), virtual host and exchange */
+    @Override
+    public String toString() {
+        return description;
+    }
+
+    /**
+     * Configures a {@link RabbitPublisher}. Give either a {@link ConnectionFactory} or the plain
+     * connection settings, not both. Everything is checked at {@link #build()}.
+     */
+    public static final class Builder {
+        private ConnectionFactory connectionFactory;
+        private String host;
+        private Integer port;
+        private String virtualHost;
+        private String username;
+        private String password;
+        private String exchange = "";
+        private Router router = Router.BY_AGGREGATE_TYPE;
+        private Duration confirmTimeout = Duration.ofSeconds(5);
+        private String connectionName = "txoutbox";
+
+        private Builder() {}
+
+        /**
+         * Uses a connection factory for TLS, other credentials or client settings. The publisher copies
+         * it and turns the client's automatic recovery off in the copy (it opens a new connection
+         * itself on the next batch, so that no message is ever counted on a recovered channel whose
+         * confirms were lost). Your factory is not modified.
+         *
+         * @param connectionFactory the factory; not with host, port, virtualHost, username or password
+         * @return this builder
+         */
+        public Builder connectionFactory(ConnectionFactory connectionFactory) {
+            this.connectionFactory = connectionFactory;
+            return this;
+        }
+
+        /**
+         * @param host the broker's host (default {@code localhost})
+         * @return this builder
+         */
+        public Builder host(String host) {
+            this.host = host;
+            return this;
+        }
+
+        /**
+         * @param port the broker's AMQP port (default 5672)
+         * @return this builder
+         */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /**
+         * @param virtualHost the virtual host (default {@code /})
+         * @return this builder
+         */
+        public Builder virtualHost(String virtualHost) {
+            this.virtualHost = virtualHost;
+            return this;
+        }
+
+        /**
+         * @param username the user (default {@code guest})
+         * @param password the password (default {@code guest}); never logged or printed
+         * @return this builder
+         */
+        public Builder credentials(String username, String password) {
+            this.username = username;
+            this.password = password;
+            return this;
+        }
+
+        /**
+         * The one exchange every event goes to; the router picks the routing key. The default is the
+         * AMQP default exchange {@code ""}, which routes a message to the queue named by its routing
+         * key. Name a topic or direct exchange to let consumers bind their own queues.
+         *
+         * @param exchange the exchange's name, which must exist (it is not declared)
+         * @return this builder
+         */
+        public Builder exchange(String exchange) {
+            this.exchange = exchange;
+            return this;
+        }
+
+        /**
+         * @param router gives each event's routing key (default {@link Router#BY_AGGREGATE_TYPE}); an
+         *     event's own destination overrides it
+         * @return this builder
+         */
+        public Builder router(Router router) {
+            this.router = router;
+            return this;
+        }
+
+        /**
+         * @param confirmTimeout how long a batch waits for its confirms (default 5 s); then every
+         *     unconfirmed event is a retry. Keep it below the relay's publish timeout.
+         * @return this builder
+         */
+        public Builder confirmTimeout(Duration confirmTimeout) {
+            this.confirmTimeout = confirmTimeout;
+            return this;
+        }
+
+        /**
+         * @param connectionName shown in RabbitMQ's management UI (default {@code txoutbox})
+         * @return this builder
+         */
+        public Builder connectionName(String connectionName) {
+            this.connectionName = connectionName;
+            return this;
+        }
+
+        /**
+         * @return the publisher; it connects on its first batch
+         * @throws IllegalArgumentException naming the setting and the value that is missing, out of
+         *     range or contradicts another
+         */
+        public RabbitPublisher build() {
+            require(exchange != null, "RabbitPublisher.Builder.exchange is null; use \"\" for the default exchange");
+            int exchangeBytes = exchange.getBytes(StandardCharsets.UTF_8).length;
+            require(
+                    exchangeBytes <= Messages.MAX_SHORT_STRING_BYTES,
+                    "RabbitPublisher.Builder.exchange is " + exchangeBytes + " bytes; AMQP allows at most "
+                            + Messages.MAX_SHORT_STRING_BYTES);
+            require(router != null, "RabbitPublisher.Builder.router is null");
+            require(
+                    confirmTimeout != null && !confirmTimeout.isNegative() && !confirmTimeout.isZero(),
+                    "RabbitPublisher.Builder.confirmTimeout must be positive, not " + confirmTimeout);
+            require(
+                    confirmTimeout.compareTo(Duration.ofMinutes(10)) <= 0,
+                    "RabbitPublisher.Builder.confirmTimeout is " + confirmTimeout + "; at most 10 minutes");
+            require(
+                    connectionName != null && !connectionName.isBlank(),
+                    "RabbitPublisher.Builder.connectionName must not be blank");
+            ConnectionFactory factory;
+            if (connectionFactory != null) {
+                require(
+                        host == null && port == null && virtualHost == null && username == null && password == null,
+                        "RabbitPublisher.Builder: give either connectionFactory or host/port/virtualHost/"
+                                + "credentials, not both");
+                factory = connectionFactory.clone();
+            } else {
+                factory = new ConnectionFactory();
+                factory.setHost(orDefault(host, "localhost"));
+                factory.setPort(port == null ? ConnectionFactory.DEFAULT_AMQP_PORT : port);
+                factory.setVirtualHost(orDefault(virtualHost, "/"));
+                factory.setUsername(orDefault(username, "guest"));
+                factory.setPassword(orDefault(password, "guest"));
+                factory.setConnectionTimeout(10_000);
+                require(!factory.getHost().isBlank(), "RabbitPublisher.Builder.host must not be blank");
+                require(
+                        port == null || (port > 0 && port <= 65_535),
+                        "RabbitPublisher.Builder.port must be 1-65535, not " + port);
+                require(!factory.getUsername().isEmpty(), "RabbitPublisher.Builder.credentials: username is empty");
+            }
+            // Channel open, confirm.select and close are quick on a healthy broker; a silent one must
+            // not hold a publishing thread for the client's default of 10 minutes.
+            factory.setChannelRpcTimeout((int) confirmTimeout.toMillis());
+            factory.setAutomaticRecoveryEnabled(false);
+            factory.setTopologyRecoveryEnabled(false);
+            return new RabbitPublisher(this, factory);
+        }
+
+        private static String orDefault(String value, String fallback) {
+            return value == null ? fallback : value;
+        }
+
+        private static void require(boolean condition, String message) {
+            if (!condition) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "RabbitPublisher.Builder[host=" + host + ", port=" + port + ", virtualHost=" + virtualHost
+                    + ", username=" + username + ", password=" + (password == null ? null : "****") + ", exchange="
+                    + exchange + "]";
+        }
+    }
+}
