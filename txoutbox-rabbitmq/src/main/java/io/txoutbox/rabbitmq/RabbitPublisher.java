@@ -293,9 +293,10 @@ public final class RabbitPublisher implements Publisher {
 
         /**
          * Uses a connection factory for TLS, other credentials or client settings. The publisher copies
-         * it and turns the client's automatic recovery off in the copy (it opens a new connection
+         * it and, in the copy, turns the client's automatic recovery off (it opens a new connection
          * itself on the next batch, so that no message is ever counted on a recovered channel whose
-         * confirms were lost). Your factory is not modified.
+         * confirms were lost) and sets the channel RPC timeout to {@code confirmTimeout}. Your factory
+         * is not modified.
          *
          * @param connectionFactory the factory; not with host, port, virtualHost, username or password
          * @return this builder

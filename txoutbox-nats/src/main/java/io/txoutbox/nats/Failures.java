@@ -1,0 +1,65 @@
+package io.txoutbox.nats;
+
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamStatusException;
+import io.nats.client.support.Status;
+import io.txoutbox.spi.PublishOutcome;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/** Decides what a failed JetStream publish means for its event. */
+final class Failures {
+    private Failures() {}
+
+    static PublishOutcome of(Throwable error, String subject) {
+        Throwable e = unwrap(error);
+        if (isNoResponders(e)) {
+            // No stream captures the subject (or JetStream is still restoring it after a restart): a
+            // stream may appear, so this is a retry, and the event goes dead after its last attempt.
+            return PublishOutcome.retry("no JetStream stream listens on subject " + subject
+                    + " (503 no responders): create a stream for it");
+        }
+        if (e instanceof JetStreamApiException api) {
+            return PublishOutcome.retry("JetStream refused the message on subject " + subject + ": "
+                    + api.getErrorDescription() + " (code " + api.getErrorCode() + ", api code "
+                    + api.getApiErrorCode() + ")");
+        }
+        return PublishOutcome.retry("publish to NATS failed on subject " + subject + ": " + describe(e));
+    }
+
+    /** @return the error and its causes in one line: the client often wraps the telling one */
+    static String describe(Throwable error) {
+        StringBuilder text = new StringBuilder(error.toString());
+        Throwable cause = error.getCause();
+        for (int depth = 0; cause != null && depth < 3; depth++, cause = cause.getCause()) {
+            text.append("; caused by ").append(cause);
+        }
+        return text.toString();
+    }
+
+    /**
+     * The client reports a 503 to a JetStream publish as an exception whose text is its own {@link
+     * Status#NO_RESPONDERS_TEXT}, with no status object to inspect. Only the reason depends on this
+     * match: a no-responders failure and any other failure are both retries.
+     */
+    private static boolean isNoResponders(Throwable error) {
+        for (Throwable e = error; e != null; e = e.getCause()) {
+            if (e instanceof JetStreamStatusException status
+                    && status.getStatus().getCode() == Status.NO_RESPONDERS_CODE) {
+                return true;
+            }
+            if (e.getMessage() != null && e.getMessage().contains(Status.NO_RESPONDERS_TEXT)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+}

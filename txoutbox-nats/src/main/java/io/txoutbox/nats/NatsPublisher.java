@@ -1,0 +1,469 @@
+package io.txoutbox.nats;
+
+import io.nats.client.Connection;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import io.nats.client.PublishOptions;
+import io.nats.client.api.PublishAck;
+import io.nats.client.impl.Headers;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.MessageHeaders;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.spi.Router;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes outbox events to NATS JetStream, one subject per route. Build it with {@link #builder()}.
+ *
+ * <p>What it promises, per event of a batch:
+ *
+ * <ul>
+ *   <li>{@code PUBLISHED} only after a stream acknowledged the message with a PubAck, including a
+ *       PubAck marked duplicate: every message carries {@code Nats-Msg-Id} = the event id, so a
+ *       re-publish within the stream's duplicate window is stored once.
+ *   <li>{@code DEAD} when it can never succeed as it is: a subject NATS cannot publish to (empty,
+ *       whitespace, a wildcard) or a message larger than the server's {@code max_payload}.
+ *   <li>{@code RETRY} for everything else: no stream listens on the subject (a stream may be created,
+ *       or restored after a server restart), no PubAck within {@code publishTimeout}, a lost
+ *       connection, a stream error.
+ * </ul>
+ *
+ * <p>Headers are {@link MessageHeaders}. With a server URL or {@link Options} the publisher connects on
+ * its first batch, relies on the client's reconnection afterwards, and closes that connection in
+ * {@link #close()}; a {@link Connection} you give is never closed. Thread-safe.
+ */
+public final class NatsPublisher implements Publisher {
+    private static final Logger log = LoggerFactory.getLogger(NatsPublisher.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final Options options;
+    private final Connection given;
+    private final JetStreamOptions jetStreamOptions;
+    private final Router router;
+    private final Duration publishTimeout;
+    private final String description;
+    private final ExecutorService executor;
+    private final ReentrantLock lock = new ReentrantLock();
+    private Connection own; // guarded by lock
+    private JetStream jetStream; // guarded by lock
+    private volatile boolean closed;
+    private volatile boolean reachable = true;
+
+    private NatsPublisher(Builder b, Options options) {
+        this.options = options;
+        this.given = b.connection;
+        this.jetStreamOptions = b.jetStreamOptions;
+        this.router = b.subjectPrefix.isEmpty() ? b.router : b.router.withPrefix(b.subjectPrefix);
+        this.publishTimeout = b.publishTimeout;
+        List<URI> servers = given != null ? given.getOptions().getServers() : options.getServers();
+        this.description =
+                "NatsPublisher[" + servers.stream().map(NatsPublisher::masked).collect(Collectors.joining(","))
+                        + (given != null ? " (given connection)" : "")
+                        + (b.subjectPrefix.isEmpty() ? "" : ", subjectPrefix=" + b.subjectPrefix)
+                        + ", publishTimeout=" + publishTimeout.toMillis() + " ms]";
+        String threadPrefix = "txoutbox-nats-" + INSTANCES.incrementAndGet() + "-";
+        AtomicInteger threads = new AtomicInteger();
+        this.executor = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, threadPrefix + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** @return a builder; give {@link Builder#server(String)}, {@link Builder#options} or a connection */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Publishes the batch asynchronously on a thread of this publisher and completes when every event
+     * has its PubAck, its failure, or the publish timeout passed (then the unacknowledged ones are
+     * retries). It never completes exceptionally for a broker failure: those are per-event outcomes.
+     *
+     * @param batch the claimed events, never empty
+     * @return one outcome per event, in batch order; a failed stage only if this publisher is closed
+     */
+    @Override
+    public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed"));
+        }
+        try {
+            return CompletableFuture.supplyAsync(() -> publishNow(batch), executor);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed", e));
+        }
+    }
+
+    private List<PublishOutcome> publishNow(List<ClaimedEvent> batch) {
+        PublishOutcome[] outcomes = new PublishOutcome[batch.size()];
+        JetStream js;
+        try {
+            js = jetStream();
+        } catch (IOException | RuntimeException e) {
+            String why = Failures.describe(e);
+            if (reachable) {
+                log.warn("{}: cannot connect, retrying on the next batch: {}", description, why);
+            }
+            reachable = false;
+            Arrays.fill(outcomes, PublishOutcome.retry("cannot reach NATS: " + why));
+            return Arrays.asList(outcomes);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            Arrays.fill(outcomes, PublishOutcome.retry("interrupted while connecting to NATS"));
+            return Arrays.asList(outcomes);
+        }
+        long deadline = System.nanoTime() + publishTimeout.toNanos();
+        List<CompletableFuture<PublishAck>> acks = new ArrayList<>(batch.size());
+        String[] subjects = new String[batch.size()];
+        for (int i = 0; i < batch.size(); i++) {
+            acks.add(null);
+            ClaimedEvent event = batch.get(i);
+            try {
+                subjects[i] = router.destinationOf(event);
+            } catch (RuntimeException e) {
+                outcomes[i] = PublishOutcome.dead("the router failed: " + e);
+                continue;
+            }
+            String problem = Subjects.problem(subjects[i]);
+            if (problem != null) {
+                outcomes[i] = PublishOutcome.dead(problem);
+                continue;
+            }
+            try {
+                acks.set(i, js.publishAsync(subjects[i], headers(event), event.payload(), publishOptions(event)));
+            } catch (IllegalArgumentException e) {
+                // The client refuses what the server never accepts: a payload over max_payload, a bad header.
+                outcomes[i] = PublishOutcome.dead("NATS refused the message: " + e.getMessage());
+            } catch (RuntimeException e) {
+                outcomes[i] = Failures.of(e, subjects[i]);
+            }
+        }
+        int sent = 0;
+        int unanswered = 0;
+        for (int i = 0; i < batch.size(); i++) {
+            CompletableFuture<PublishAck> ack = acks.get(i);
+            if (ack == null) {
+                continue;
+            }
+            sent++;
+            try {
+                ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                outcomes[i] = PublishOutcome.PUBLISHED; // a duplicate PubAck too: the stream holds the message
+            } catch (TimeoutException e) {
+                unanswered++;
+                outcomes[i] = PublishOutcome.retry("no PubAck from JetStream within " + publishTimeout.toMillis()
+                        + " ms for subject " + subjects[i] + " (NatsPublisher.Builder.publishTimeout)");
+            } catch (ExecutionException e) {
+                outcomes[i] = Failures.of(e.getCause(), subjects[i]);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                for (int j = i; j < batch.size(); j++) {
+                    if (outcomes[j] == null) {
+                        outcomes[j] = PublishOutcome.retry("interrupted while waiting for JetStream's PubAcks");
+                    }
+                }
+                break;
+            }
+        }
+        if (sent > 0 && unanswered == sent) {
+            replaceIfSilent(js);
+        }
+        reachable = true;
+        return Arrays.asList(outcomes);
+    }
+
+    /**
+     * A connection that says it is connected yet answered none of a batch's publishes may be stuck
+     * (a client that stopped writing after a reconnect has been seen): replace our own so that the
+     * next batch starts afresh. While the client is still reconnecting it is left to do so; a given
+     * connection is the user's to manage.
+     */
+    private void replaceIfSilent(JetStream silent) {
+        Connection stale;
+        lock.lock();
+        try {
+            if (own == null || jetStream != silent || own.getStatus() != Connection.Status.CONNECTED) {
+                return;
+            }
+            stale = own;
+            own = null;
+            jetStream = null;
+        } finally {
+            lock.unlock();
+        }
+        log.warn("{}: no PubAck for a whole batch on a connected client: opening a new connection", description);
+        try {
+            stale.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private PublishOptions publishOptions(ClaimedEvent event) {
+        return PublishOptions.builder()
+                .messageId(event.id().toString())
+                .streamTimeout(publishTimeout)
+                .build();
+    }
+
+    private static Headers headers(ClaimedEvent event) {
+        Headers headers = new Headers();
+        for (Map.Entry<String, String> h : MessageHeaders.of(event).entrySet()) {
+            headers.put(h.getKey(), h.getValue());
+        }
+        return headers;
+    }
+
+    private JetStream jetStream() throws IOException, InterruptedException {
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException(description + " is closed");
+            }
+            if (given != null) {
+                if (given.getStatus() == Connection.Status.CLOSED) {
+                    throw new IllegalStateException("the given NATS connection is closed");
+                }
+                if (jetStream == null) {
+                    jetStream = given.jetStream(jetStreamOptions);
+                }
+                return jetStream;
+            }
+            if (own == null || own.getStatus() == Connection.Status.CLOSED) {
+                // Connected once, the client reconnects on its own (buffering publishes meanwhile); a
+                // connection that gave up is replaced here.
+                own = null;
+                jetStream = null;
+                Connection connection = Nats.connect(options);
+                own = connection;
+                jetStream = connection.jetStream(jetStreamOptions);
+                reachable = true;
+                log.info("{}: connected", description);
+            }
+            return jetStream;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Stops taking batches, waits a bounded time for the batches in flight, then closes the connection
+     * this publisher opened (never a given one). Idempotent.
+     */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        } finally {
+            lock.unlock();
+        }
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(publishTimeout.toMillis() + 1_000, TimeUnit.MILLISECONDS)) {
+                executor.shutdownNow();
+            }
+            lock.lock();
+            try {
+                if (own != null) {
+                    own.close();
+                    own = null;
+                }
+            } finally {
+                lock.unlock();
+            }
+        } catch (InterruptedException e) {
+            executor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return the servers (credentials masked), the prefix and the timeout */
+    @Override
+    public String toString() {
+        return description;
+    }
+
+    private static String masked(URI uri) {
+        if (uri.getUserInfo() == null) {
+            return uri.toString();
+        }
+        try {
+            return new URI(uri.getScheme(), "****", uri.getHost(), uri.getPort(), uri.getPath(), null, null).toString();
+        } catch (URISyntaxException e) {
+            return uri.getScheme() + "://****@" + uri.getHost() + ":" + uri.getPort();
+        }
+    }
+
+    /**
+     * Configures a {@link NatsPublisher}. Give exactly one of {@link #server(String)}, {@link
+     * #options(Options)} and {@link #connection(Connection)}. Everything is checked at {@link #build()}.
+     */
+    public static final class Builder {
+        private String server;
+        private Options options;
+        private Connection connection;
+        private JetStreamOptions jetStreamOptions = JetStreamOptions.DEFAULT_JS_OPTIONS;
+        private Router router = Router.BY_AGGREGATE_TYPE;
+        private String subjectPrefix = "";
+        private Duration publishTimeout = Duration.ofSeconds(5);
+        private String connectionName = "txoutbox";
+
+        private Builder() {}
+
+        /**
+         * @param server a server URL, {@code nats://host:4222}; credentials in it are never printed
+         * @return this builder
+         */
+        public Builder server(String server) {
+            this.server = server;
+            return this;
+        }
+
+        /**
+         * @param options full client options (TLS, authentication, several servers); the publisher
+         *     connects with them on its first batch and closes that connection in {@link #close()}
+         * @return this builder
+         */
+        public Builder options(Options options) {
+            this.options = options;
+            return this;
+        }
+
+        /**
+         * @param connection your connection, shared with the rest of the application; never closed here
+         * @return this builder
+         */
+        public Builder connection(Connection connection) {
+            this.connection = connection;
+            return this;
+        }
+
+        /**
+         * @param jetStreamOptions the JetStream context's options, for a domain or an API prefix
+         *     (default: the client's defaults)
+         * @return this builder
+         */
+        public Builder jetStreamOptions(JetStreamOptions jetStreamOptions) {
+            this.jetStreamOptions = jetStreamOptions;
+            return this;
+        }
+
+        /**
+         * @param router gives each event's subject (default {@link Router#BY_AGGREGATE_TYPE}); an event's
+         *     own destination overrides it
+         * @return this builder
+         */
+        public Builder router(Router router) {
+            this.router = router;
+            return this;
+        }
+
+        /**
+         * @param subjectPrefix put before the router's subject, for example {@code events.} (default
+         *     none); an event's own destination is used as it is
+         * @return this builder
+         */
+        public Builder subjectPrefix(String subjectPrefix) {
+            this.subjectPrefix = subjectPrefix;
+            return this;
+        }
+
+        /**
+         * @param publishTimeout how long a batch waits for its PubAcks (default 5 s); then every
+         *     unacknowledged event is a retry. Keep it below the relay's publish timeout.
+         * @return this builder
+         */
+        public Builder publishTimeout(Duration publishTimeout) {
+            this.publishTimeout = publishTimeout;
+            return this;
+        }
+
+        /**
+         * @param connectionName the client name the server shows, with {@link #server(String)} (default
+         *     {@code txoutbox})
+         * @return this builder
+         */
+        public Builder connectionName(String connectionName) {
+            this.connectionName = connectionName;
+            return this;
+        }
+
+        /**
+         * @return the publisher; it connects on its first batch
+         * @throws IllegalArgumentException naming the setting and the value that is missing, out of
+         *     range or contradicts another
+         */
+        public NatsPublisher build() {
+            int sources = (server != null ? 1 : 0) + (options != null ? 1 : 0) + (connection != null ? 1 : 0);
+            require(
+                    sources == 1,
+                    "NatsPublisher.Builder: give exactly one of server, options and connection, not " + sources);
+            require(router != null, "NatsPublisher.Builder.router is null");
+            require(jetStreamOptions != null, "NatsPublisher.Builder.jetStreamOptions is null");
+            require(subjectPrefix != null, "NatsPublisher.Builder.subjectPrefix is null; use \"\" for none");
+            require(
+                    subjectPrefix.isEmpty() || Subjects.problem(subjectPrefix + "x") == null,
+                    "NatsPublisher.Builder.subjectPrefix '" + subjectPrefix + "' does not make a valid subject: "
+                            + Subjects.problem(subjectPrefix + "x"));
+            require(
+                    publishTimeout != null && !publishTimeout.isNegative() && !publishTimeout.isZero(),
+                    "NatsPublisher.Builder.publishTimeout must be positive, not " + publishTimeout);
+            require(
+                    publishTimeout.compareTo(Duration.ofMinutes(10)) <= 0,
+                    "NatsPublisher.Builder.publishTimeout is " + publishTimeout + "; at most 10 minutes");
+            require(
+                    connectionName != null && !connectionName.isBlank(),
+                    "NatsPublisher.Builder.connectionName must not be blank");
+            Options resolved = options;
+            if (server != null) {
+                try {
+                    resolved = Options.builder()
+                            .server(server)
+                            .connectionName(connectionName)
+                            .maxReconnects(-1) // an outbox relay outlives any outage: reconnect forever
+                            .connectionTimeout(publishTimeout)
+                            .build();
+                } catch (IllegalArgumentException e) {
+                    // Not the client's message: it may quote the URL with its password.
+                    throw new IllegalArgumentException(
+                            "NatsPublisher.Builder.server is not a NATS URL like nats://host:4222", e);
+                }
+            }
+            return new NatsPublisher(this, resolved);
+        }
+
+        private static void require(boolean condition, String message) {
+            if (!condition) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+    }
+}
