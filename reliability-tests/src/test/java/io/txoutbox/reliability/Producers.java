@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
 /**
@@ -31,6 +32,8 @@ final class Producers {
     private final AtomicLong committedEvents = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private final List<Thread> workers = new ArrayList<>();
+    private final long[] burstSeq = new long[200];
+    private final AtomicReference<Throwable> crash = new AtomicReference<>();
 
     Producers(
             Outbox outbox,
@@ -76,7 +79,21 @@ final class Producers {
         return failures.get();
     }
 
+    /** @return the first unexpected failure that ended a producer thread, or {@code null} */
+    Throwable crash() {
+        return crash.get();
+    }
+
     private void produce(int producer) {
+        try {
+            produceUntilStopped(producer);
+        } catch (Throwable t) {
+            crash.compareAndSet(null, t);
+            throw t;
+        }
+    }
+
+    private void produceUntilStopped(int producer) {
         SplittableRandom random = new SplittableRandom(seed * 31 + producer);
         int aggregates = ordered ? 100 : 500;
         long[] nextSeq = new long[aggregates];
@@ -127,7 +144,9 @@ final class Producers {
                 if (commitDelayMillis > 0) {
                     Thread.sleep(commitDelayMillis);
                 }
-            } catch (RuntimeException | InterruptedException e) {
+            } catch (RuntimeException | InterruptedException | AssertionError e) {
+                // AssertionError: pgjdbc 42.7.8 under -ea (as surefire runs) throws it from executeBatch when
+                // the backend is terminated mid-batch (pgjdbc #1458); without -ea it is an SQLException.
                 failures.incrementAndGet();
                 rollbackQuietly(c);
                 closeQuietly(c);
@@ -154,6 +173,39 @@ final class Producers {
         }
         committedEvents.addAndGet(events.size());
         return TxOutcome.COMMITTED;
+    }
+
+    /**
+     * Appends a burst of committed events from the calling thread, so that the relays have a backlog
+     * (and a batch in flight) when the next fault hits. In ordered mode the burst uses aggregates of its
+     * own, appended only by the caller, so their append order is the caller's order.
+     *
+     * @return how many events were committed
+     */
+    long burst(int events, SplittableRandom random) {
+        long committed = 0;
+        for (int done = 0; done < events; done += 100) {
+            List<OutboxEvent> batch = new ArrayList<>();
+            List<Appended> records = new ArrayList<>();
+            for (int i = 0; i < Math.min(100, events - done); i++) {
+                int a = random.nextInt(burstSeq.length);
+                String aggregateId = ordered ? "burst-a" + a : "a" + a;
+                long seq = burstSeq[a]++;
+                String payload = "{\"producer\":\"burst\",\"aggregate\":\"" + aggregateId + "\",\"seq\":" + seq + "}";
+                OutboxEvent event = OutboxEvent.builder("chaos.happened")
+                        .aggregate("order", aggregateId)
+                        .jsonPayload(payload)
+                        .build();
+                batch.add(event);
+                records.add(new Appended(event.id(), aggregateId, seq, payload));
+            }
+            TxOutcome outcome = run(batch, false, 0);
+            ledger.record(records, outcome);
+            if (outcome == TxOutcome.COMMITTED) {
+                committed += batch.size();
+            }
+        }
+        return committed;
     }
 
     private static void closeQuietly(Connection c) {
