@@ -290,18 +290,20 @@ public final class NatsPublisher implements Publisher {
             if (!executor.awaitTermination(publishTimeout.toMillis() + 1_000, TimeUnit.MILLISECONDS)) {
                 executor.shutdownNow();
             }
-            lock.lock();
-            try {
-                if (own != null) {
-                    own.close();
-                    own = null;
-                }
-            } finally {
-                lock.unlock();
-            }
         } catch (InterruptedException e) {
             executor.shutdownNow();
             Thread.currentThread().interrupt();
+        }
+        lock.lock();
+        try {
+            if (own != null) {
+                own.close();
+                own = null;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
         }
     }
 
