@@ -86,6 +86,9 @@ public final class ChaosRelayMain {
             publisher.close();
             dataSource.close();
         }));
+        // An orphan (the test JVM died without stopping it) must not run forever.
+        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit()
+                .thenRun(() -> Runtime.getRuntime().halt(3)));
         relay.start();
         System.out.println("READY " + name + " " + ProcessHandle.current().pid());
         Thread.sleep(Long.MAX_VALUE);

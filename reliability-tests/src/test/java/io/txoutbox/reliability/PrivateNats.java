@@ -24,11 +24,14 @@ final class PrivateNats implements AutoCloseable {
     private final Path storeDir;
     private final Path log;
     private Process process;
+    private final Thread reaper = new Thread(this::stop, "private-nats-reaper");
 
     PrivateNats() throws IOException {
         this.port = freePort();
         this.storeDir = Files.createTempDirectory("txoutbox-chaos-nats");
         this.log = storeDir.resolve("nats-server.log");
+        // A test JVM that exits without closing this must not leave the server running.
+        Runtime.getRuntime().addShutdownHook(reaper);
     }
 
     /** @return whether the server binary is installed */
@@ -93,6 +96,11 @@ final class PrivateNats implements AutoCloseable {
     @Override
     public void close() {
         stop();
+        try {
+            Runtime.getRuntime().removeShutdownHook(reaper);
+        } catch (IllegalStateException shuttingDown) {
+            // The JVM is exiting: the hook runs anyway.
+        }
         try (Stream<Path> files = Files.walk(storeDir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {
