@@ -1,0 +1,93 @@
+package io.txoutbox.reliability;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The local PostgreSQL server (override with {@code TXOUTBOX_PG_URL} and {@code TXOUTBOX_PG_USER}):
+ * pools with an application name, so that the test can find and terminate exactly the backends of
+ * one role (relay, producer) with {@code pg_terminate_backend}.
+ */
+final class Pg {
+    static final String URL = env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
+    static final String USER = env("TXOUTBOX_PG_USER", "postgres");
+
+    private Pg() {}
+
+    /**
+     * @param applicationName shown in {@code pg_stat_activity}: how the test finds these backends
+     * @param size the pool's maximum size
+     * @return a pool; the caller closes it
+     */
+    static HikariDataSource pool(String applicationName, int size) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(URL);
+        config.setUsername(USER);
+        config.setPoolName(applicationName);
+        config.setMaximumPoolSize(size);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(5_000);
+        config.addDataSourceProperty("ApplicationName", applicationName);
+        return new HikariDataSource(config);
+    }
+
+    /** @return a fresh lower-case table name with the given prefix */
+    static String uniqueName(String prefix) {
+        return prefix + "_" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
+    }
+
+    static void execute(javax.sql.DataSource ds, String sql) {
+        try (Connection c = ds.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    static long count(javax.sql.DataSource ds, String sql, Object... args) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Terminates every backend whose application name matches, except the caller's own.
+     *
+     * @param pattern a {@code LIKE} pattern on {@code application_name}
+     * @return how many backends were terminated
+     */
+    static int terminate(javax.sql.DataSource ds, String pattern) {
+        return (int) count(
+                ds,
+                "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity"
+                        + " WHERE application_name LIKE ? AND pid <> pg_backend_pid()) t WHERE done",
+                pattern);
+    }
+
+    /** Drops an outbox table and its notify function. */
+    static void dropOutbox(javax.sql.DataSource ds, String table) {
+        execute(ds, "DROP TABLE IF EXISTS " + table + " CASCADE");
+        execute(ds, "DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}
