@@ -267,6 +267,15 @@ public record OutboxEvent(
         }
 
         /**
+         * @param all headers to add (see {@link #header(String, String)} for the rules)
+         * @return this builder
+         */
+        public Builder headers(Map<String, String> all) {
+            headers.putAll(all);
+            return this;
+        }
+
+        /**
          * @param correlationId the correlation id; otherwise the scope's
          * @return this builder
          */
@@ -319,10 +328,11 @@ public record OutboxEvent(
         }
 
         /**
-         * @param maxAttempts this event's attempt budget (1 to 1,000), overriding the relay's
+         * @param maxAttempts this event's attempt budget (1 to 1,000), overriding the relay's; {@code null}
+         *     for the relay's
          * @return this builder
          */
-        public Builder maxAttempts(int maxAttempts) {
+        public Builder maxAttempts(Integer maxAttempts) {
             this.maxAttempts = maxAttempts;
             return this;
         }

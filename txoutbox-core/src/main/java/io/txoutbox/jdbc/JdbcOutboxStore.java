@@ -270,7 +270,8 @@ public final class JdbcOutboxStore implements OutboxStore {
         Instant created = bind.getTime(rs, 11);
         int maxAttempts = rs.getInt(13);
         boolean noMax = rs.wasNull();
-        return new ClaimedEvent(
+        int attempt = rs.getInt(12) + attemptOffset;
+        ClaimedEvent event = new ClaimedEvent(
                 id,
                 rs.getString(2),
                 rs.getString(3),
@@ -282,9 +283,39 @@ public final class JdbcOutboxStore implements OutboxStore {
                 rs.getString(9),
                 rs.getString(10),
                 created == null ? Instant.EPOCH : created,
-                rs.getInt(12) + attemptOffset,
+                attempt,
                 noMax ? null : maxAttempts);
+        checkRow(event);
+        return event;
     }
+
+    /**
+     * A row written by another program passes the same shape rules as an append (required text present
+     * and not blank, lengths, version, header bounds, attempt budget), so a broker never receives what
+     * txoutbox itself would have refused; a row that breaks one goes dead naming the rule. The payload is
+     * relayed as it is: the relay does not parse payloads.
+     */
+    private static void checkRow(ClaimedEvent e) {
+        if (e.attempt() < 1) {
+            throw new IllegalArgumentException("attempts is negative (" + (e.attempt() - 1) + ")");
+        }
+        try {
+            OutboxEvent.builder(e.eventType())
+                    .id(e.id())
+                    .aggregate(e.aggregateType(), e.aggregateId())
+                    .version(e.eventVersion())
+                    .payload(EMPTY, e.contentType())
+                    .tenant(e.tenantId())
+                    .destination(e.destination())
+                    .headers(e.headers())
+                    .maxAttempts(e.maxAttempts())
+                    .build();
+        } catch (io.txoutbox.OutboxValidationException invalid) {
+            throw new IllegalArgumentException(invalid.getMessage(), invalid);
+        }
+    }
+
+    private static final byte[] EMPTY = new byte[0];
 
     @Override
     public Set<UUID> complete(String owner, List<Completion> completions, Instant now, boolean retainPublished) {

@@ -73,7 +73,8 @@ final class DefaultRelay implements Relay {
     private volatile boolean running;
     private volatile boolean paused;
     private volatile Thread thread;
-    private AutoCloseable subscription;
+    private volatile AutoCloseable subscription;
+    private volatile boolean listening;
     private Instant lastPurge = Instant.MIN;
 
     private final AtomicLong batches = new AtomicLong();
@@ -133,6 +134,7 @@ final class DefaultRelay implements Relay {
         running = true;
         Thread t = threadFactory.newThread(this::loop);
         thread = t;
+        listening = listen;
         subscription = store.subscribe(wake::signal, listen, threadFactory, e -> reportError("listen", e));
         t.start();
         log.info(
@@ -203,11 +205,45 @@ final class DefaultRelay implements Relay {
                 wake.await(idleWait());
             } catch (RuntimeException | Error e) {
                 reportError("claim", e);
+                stopListeningIfThePoolIsStarved(e);
                 errorPause =
                         errorPause.isZero() ? Duration.ofMillis(100) : min(errorPause.multipliedBy(2), MAX_ERROR_PAUSE);
                 wake.await(min(errorPause, pollInterval.multipliedBy(5)));
             }
         }
+    }
+
+    /**
+     * The LISTEN connection is borrowed from the application's pool for the relay's whole life. When the
+     * pool then cannot lend the relay a connection (a pool of one, or one sized without it), give the
+     * LISTEN connection back and poll instead of starving the relay and the application.
+     */
+    private void stopListeningIfThePoolIsStarved(Throwable e) {
+        if (!listening || !isPoolTimeout(e)) {
+            return;
+        }
+        listening = false;
+        log.warn(
+                "txoutbox: relay '{}' could not borrow a connection while its LISTEN connection held one; it"
+                        + " stops listening and polls every {} ms. Size the pool for the LISTEN connection (one"
+                        + " per listening relay) or build the relay with listen(false)",
+                name,
+                pollInterval.toMillis());
+        try {
+            subscription.close();
+        } catch (Exception closeFailure) {
+            reportError("listen", closeFailure);
+        }
+        subscription = store.subscribe(wake::signal, false, threadFactory, err -> reportError("listen", err));
+    }
+
+    private static boolean isPoolTimeout(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLTransientConnectionException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Until the next delayed event or retry is due, but no longer than the poll interval. */
