@@ -31,7 +31,7 @@ public final class BenchMain {
     public static void main(String[] args) throws Exception {
         Sizes sizes = Sizes.FULL;
         Path out = Path.of("BENCHMARKS.md");
-        List<String> only = List.of("W1", "W2", "W3", "W4", "W5", "ORD");
+        List<String> only = List.of("W1", "W2", "W3", "W4", "W5", "ORD", "EXP");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--full" -> sizes = Sizes.FULL;
@@ -43,7 +43,12 @@ public final class BenchMain {
                             "unknown argument '" + args[i] + "'; use --full, --smoke, --out FILE, --only W1,W2,...");
             }
         }
-        Results results = run(sizes, only, out, String.join(" ", args));
+        List<String> shown = new ArrayList<>(List.of(args));
+        int o = shown.indexOf("--out");
+        if (o >= 0) {
+            shown.subList(o, Math.min(o + 2, shown.size())).clear();
+        }
+        Results results = run(sizes, only, out, String.join(" ", shown));
         System.out.println("wrote " + out.toAbsolutePath() + " (" + results.rows.size() + " numbers)");
     }
 
@@ -76,6 +81,9 @@ public final class BenchMain {
             }
             if (only.contains("ORD")) {
                 w.ordered();
+            }
+            if (only.contains("EXP")) {
+                w.experiments();
             }
         }
         String loadEnd = Machine.loadAverage();

@@ -77,7 +77,11 @@ final class Report {
                 .append(" FOR UPDATE SKIP LOCKED) RETURNING id, aggregate_id, payload`, sends the rows,")
                 .append(
                         " waits for the sink, commits; LISTEN on the table's channel when idle. Same table, indexes and")
-                .append(" trigger as txoutbox's. W1 inserts the same rows with a hand-written JDBC batch.\n");
+                .append(
+                        " trigger as txoutbox's. W1 inserts the same rows (time-ordered UUIDv7 ids too) with a hand-written"
+                                + " JDBC batch; \"raw SQL, no NOTIFY\" does so on a copy of the table whose NOTIFY trigger is"
+                                + " disabled. \"raw SQL, lease+delete\" (EXP) writes txoutbox's statement pattern by hand: a"
+                                + " lease UPDATE ... RETURNING that commits, then a DELETE fenced by the owner that commits.\n");
         b.append("- **txoutbox**: `Relay` with `batchSize(")
                 .append(Workloads.RELAY_BATCH)
                 .append(")` (default 100), every other setting at its default (poll 2 s, lease 30 s, publish timeout")
@@ -110,12 +114,21 @@ final class Report {
             by.computeIfAbsent(row.workload(), k -> new ArrayList<>()).add(row);
         }
         Map<String, String> titles = Map.of(
-                "W1", "W1 append overhead (" + sizes.w1Threads() + " threads, best of " + sizes.w1Rounds() + " rounds)",
-                "W2", "W2 commit-to-confirmation latency (open loop, NOTIFY wake-ups)",
-                "W3", "W3 scaling: relays on one table at saturation",
-                "W4", "W4 backlog drain",
-                "W5", "W5 held horizon (W4 no-op with an open REPEATABLE READ snapshot)",
-                "ORD", "Ordered mode against unordered (W4 no-op backlog)");
+                "W1",
+                "W1 append overhead (" + sizes.w1Threads() + " threads, best of " + sizes.w1Rounds() + " rounds)",
+                "W2",
+                "W2 commit-to-confirmation latency (open loop, NOTIFY wake-ups)",
+                "W3",
+                "W3 scaling: relays on one table at saturation",
+                "W4",
+                "W4 backlog drain",
+                "W5",
+                "W5 held horizon (W4 no-op with an open REPEATABLE READ snapshot)",
+                "ORD",
+                "Ordered mode against unordered (W4 no-op backlog)",
+                "EXP",
+                "Where the drain cost goes: raw SQL doing txoutbox's statements, and a lower fillfactor"
+                        + " (W3's backlog, one consumer; compare with W3 \"1 relay\")");
         for (Map.Entry<String, List<Results.Row>> e : by.entrySet()) {
             b.append("## ").append(titles.getOrDefault(e.getKey(), e.getKey())).append("\n\n");
             b.append("| scenario | variant | metric | value | unit | note |\n|---|---|---|---:|---|---|\n");

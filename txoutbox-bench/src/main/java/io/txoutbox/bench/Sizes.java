@@ -16,6 +16,7 @@ import java.util.List;
  * @param w3Backlog events pre-loaded for each W3 run
  * @param w4Backlog events pre-loaded for each W4, W5 and ordered run
  * @param drainCap the longest any drain runs; a capped drain reports its rate so far
+ * @param slowCap the longest a W5 or ordered drain runs (they slow down as they go: the rate is over it)
  * @param peerCap the longest a peer drain runs (the peer is much slower; its rate is stable within it)
  * @param peerBacklog entries pre-loaded for a peer drain
  */
@@ -29,6 +30,7 @@ record Sizes(
         int w3Backlog,
         int w4Backlog,
         Duration drainCap,
+        Duration slowCap,
         Duration peerCap,
         int peerBacklog) {
 
@@ -42,6 +44,7 @@ record Sizes(
             200_000,
             1_000_000,
             Duration.ofSeconds(90),
+            Duration.ofSeconds(45),
             Duration.ofSeconds(20),
             150_000);
 
@@ -50,11 +53,12 @@ record Sizes(
             1,
             4,
             1,
-            List.of(100, 200),
+            List.of(200),
             List.of(300),
             1_000,
-            3_000,
+            2_000,
+            Duration.ofSeconds(20),
             Duration.ofSeconds(20),
             Duration.ofSeconds(3),
-            1_000);
+            300);
 }

@@ -42,6 +42,10 @@ final class Workloads {
     static final String RAW = "raw SQL";
     static final String TXOUTBOX = "txoutbox";
     static final String PEER = "gruelbox";
+    /** Raw SQL on the same table with its NOTIFY trigger disabled: measures what the wake-up costs. */
+    static final String RAW_QUIET = "raw SQL, no NOTIFY";
+    /** Raw SQL doing what txoutbox does in SQL: lease with UPDATE, commit, DELETE fenced by owner, commit. */
+    static final String RAW_LEASE = "raw SQL, lease+delete";
 
     /** txoutbox's relay settings in every drain: chosen as a user would, stated in BENCHMARKS.md. */
     static final int RELAY_BATCH = 500;
@@ -58,6 +62,8 @@ final class Workloads {
     private final Results results;
     private final Supplier<KafkaBroker> kafka;
     private final AtomicLong seq = new AtomicLong();
+    /** The fillfactor drains set on their table before loading; 0 keeps txoutbox's DDL (90). */
+    private int fillfactor;
 
     Workloads(Pg pg, Sizes sizes, Results results, Supplier<KafkaBroker> kafka) {
         this.pg = pg;
@@ -74,6 +80,9 @@ final class Workloads {
         pg.exec("CREATE TABLE " + orders + " (id bigserial PRIMARY KEY, customer text NOT NULL,"
                 + " amount numeric(12,2) NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
         String table = freshOutboxTable("w1_outbox");
+        // The same table without the NOTIFY trigger: what the wake-up costs each appending transaction.
+        String quiet = freshOutboxTable("w1_quiet");
+        pg.exec("ALTER TABLE " + quiet + " DISABLE TRIGGER USER");
         int threads = sizes.w1Threads();
         try (HikariDataSource pool = pg.pool("w1", threads)) {
             Outbox outbox = outbox(pool, table, null);
@@ -83,13 +92,15 @@ final class Workloads {
                 String rawInsert = "INSERT INTO " + table + " (id, aggregate_type, aggregate_id, event_type,"
                         + " event_version, payload, content_type, headers, tenant_id, destination, created_at,"
                         + " available_at, max_attempts) VALUES (?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?)";
+                String quietInsert = rawInsert.replace(table, quiet);
                 String businessInsert = "INSERT INTO " + orders + " (customer, amount) VALUES (?, ?)";
                 Map<String, Double> best = new java.util.HashMap<>();
                 for (int round = 0; round < sizes.w1Rounds(); round++) {
                     for (int events : new int[] {0, 1, 10}) {
-                        List<String> variants = events == 0 ? List.of("business only") : List.of(RAW, TXOUTBOX, PEER);
+                        List<String> variants =
+                                events == 0 ? List.of("business only") : List.of(RAW, TXOUTBOX, PEER, RAW_QUIET);
                         for (String variant : variants) {
-                            pg.exec("TRUNCATE " + orders + ", " + table + ", " + peerTable);
+                            pg.exec("TRUNCATE " + orders + ", " + table + ", " + quiet + ", " + peerTable);
                             Tx tx =
                                     switch (variant) {
                                         case TXOUTBOX ->
@@ -135,7 +146,7 @@ final class Workloads {
                     double raw = best.get(events + "|" + RAW);
                     String scenario = events + " event" + (events > 1 ? "s" : "") + "/tx";
                     results.add("W1", scenario, RAW, "tx/s", raw, "tx/s", "");
-                    for (String v : List.of(TXOUTBOX, PEER)) {
+                    for (String v : List.of(TXOUTBOX, PEER, RAW_QUIET)) {
                         double tps = best.get(events + "|" + v);
                         results.add("W1", scenario, v, "tx/s", tps, "tx/s", "");
                         results.add("W1", scenario, v, "overhead", (raw / tps - 1) * 100, "%", "time per tx vs raw");
@@ -145,7 +156,7 @@ final class Workloads {
                 peer.close();
             }
         }
-        pg.exec("DROP TABLE " + orders + ", " + table);
+        pg.exec("DROP TABLE " + orders + ", " + table + ", " + quiet);
         dropPeerTables();
     }
 
@@ -209,7 +220,7 @@ final class Workloads {
             OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
             for (int i = 0; i < events; i++) {
                 long n = seq.incrementAndGet();
-                ps.setObject(1, UUID.randomUUID());
+                ps.setObject(1, Ids.v7());
                 ps.setString(2, "order");
                 ps.setString(3, "order-" + n);
                 ps.setString(4, "order.placed");
@@ -270,7 +281,7 @@ final class Workloads {
                         consumer = new RawRelay(relayPool, table, channel(table), RAW_BATCH, Sink.NOOP, proxy(current))
                                 .start(1);
                         produce = () -> {
-                            UUID id = UUID.randomUUID();
+                            UUID id = Ids.v7();
                             long n = seq.incrementAndGet();
                             try (Connection c = producerPool.getConnection()) {
                                 c.setAutoCommit(false);
@@ -530,6 +541,25 @@ final class Workloads {
                 "ordered / W4 unordered no-op");
     }
 
+    /**
+     * Measures, with raw SQL and table settings a user controls, where txoutbox's drain cost goes: its
+     * statement pattern (lease UPDATE then DELETE) against the single DELETE of the ceiling, and a lower
+     * fillfactor, which leaves room on each page so that the lease UPDATE can be HOT (no index entries).
+     * On W3's backlog with one consumer; compare with W3's "1 relay" rows.
+     */
+    void experiments() throws Exception {
+        int n = sizes.w3Backlog();
+        drain("EXP", "fillfactor 90 (DDL)", RAW_LEASE, n, 1, false, false, false);
+        fillfactor = 50;
+        try {
+            for (String v : List.of(RAW, RAW_LEASE, TXOUTBOX)) {
+                drain("EXP", "fillfactor 50", v, n, 1, false, false, false);
+            }
+        } finally {
+            fillfactor = 0;
+        }
+    }
+
     private void drain(
             String workload,
             String scenario,
@@ -547,7 +577,7 @@ final class Workloads {
         }
         boolean peer = variant.equals(PEER);
         String table = peer ? pg.table("txno_outbox") : freshOutboxTable(workload.toLowerCase() + "_outbox");
-        Duration cap = peer ? sizes.peerCap() : sizes.drainCap();
+        Duration cap = peer ? sizes.peerCap() : holdHorizon || ordered ? sizes.slowCap() : sizes.drainCap();
         List<AutoCloseable> open = new ArrayList<>();
         try (HikariDataSource pool = pg.pool("drain", 4 + 3 * consumers)) {
             try {
@@ -614,6 +644,9 @@ final class Workloads {
                 pg.exec("TRUNCATE " + table);
                 peers[0].load(pg, backlog);
             } else {
+                if (fillfactor > 0) {
+                    pg.exec("ALTER TABLE " + table + " SET (fillfactor = " + fillfactor + ")");
+                }
                 pg.loadOutbox(table, backlog);
             }
             Connection holder = holdHorizon ? holdSnapshot() : null;
@@ -623,6 +656,10 @@ final class Workloads {
             long start = System.nanoTime();
             switch (variant) {
                 case RAW -> open.add(new RawRelay(pool, table, channel(table), RAW_BATCH, sink, rec).start(consumers));
+                case RAW_LEASE ->
+                    open.add(new RawRelay(pool, table, channel(table), RAW_BATCH, sink, rec)
+                            .leaseThenDelete()
+                            .start(consumers));
                 case TXOUTBOX -> {
                     Outbox outbox = outbox(pool, table, ordered ? DeadHeadPolicy.BLOCK : null);
                     Publisher publisher = toKafka
