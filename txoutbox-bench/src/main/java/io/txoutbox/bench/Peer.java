@@ -93,8 +93,15 @@ final class Peer implements AutoCloseable {
      * Loads {@code n} due entries: one scheduled through the API (so the serialized call is the peer's
      * own), copied with SQL.
      */
-    void load(Pg pg, int n) {
-        transactions.inTransaction(() -> schedule(UUID.randomUUID(), "order-1", "{\"orderId\":1}"));
+    void load(Pg pg, DataSource dataSource, int n) {
+        // The template goes through an instance that never submits: one that does could process and
+        // delete it before it is copied.
+        Peer quiet = new Peer(dataSource, Sink.NOOP, new Recorder(false), false);
+        try {
+            quiet.transactions.inTransaction(() -> quiet.schedule(UUID.randomUUID(), "order-1", "{\"orderId\":1}"));
+        } finally {
+            quiet.close();
+        }
         String t = pg.table("txno_outbox");
         pg.exec("INSERT INTO " + t + " (id, invocation, nextAttemptTime, attempts, blocked, version, processed)"
                 + " SELECT gen_random_uuid()::text, replace(o.invocation, '\"order-1\"',"

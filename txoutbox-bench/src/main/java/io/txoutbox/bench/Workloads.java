@@ -642,7 +642,11 @@ final class Workloads {
                     open.add(peers[i]);
                 }
                 pg.exec("TRUNCATE " + table);
-                peers[0].load(pg, backlog);
+                peers[0].load(pg, pool, backlog);
+                long loaded = pg.count(table);
+                if (loaded != backlog) {
+                    throw new IllegalStateException("the peer's backlog has " + loaded + " entries, not " + backlog);
+                }
             } else {
                 if (fillfactor > 0) {
                     pg.exec("ALTER TABLE " + table + " SET (fillfactor = " + fillfactor + ")");
