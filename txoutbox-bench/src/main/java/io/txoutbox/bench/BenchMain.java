@@ -1,0 +1,132 @@
+package io.txoutbox.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs the end-to-end workloads W1 to W5 and ordered mode against the local PostgreSQL (and a Kafka
+ * broker it starts), side by side with the raw-SQL ceiling and the peer library, prints the table and
+ * writes it as Markdown.
+ *
+ * <pre>
+ * ./mvnw -q -pl txoutbox-bench -am verify -Pbench -DskipTests            # full run, writes BENCHMARKS.md
+ * ... -Dbench.args=--smoke -Dbench.out=/tmp/b.md                          # seconds, tiny sizes
+ * </pre>
+ */
+public final class BenchMain {
+    private BenchMain() {}
+
+    /**
+     * @param args {@code --full} (default) or {@code --smoke}; {@code --out FILE} (default {@code
+     *     BENCHMARKS.md}); {@code --only W1,W2,...} to run some workloads
+     * @throws Exception when a workload fails: the run stops and nothing is written
+     */
+    public static void main(String[] args) throws Exception {
+        Sizes sizes = Sizes.FULL;
+        Path out = Path.of("BENCHMARKS.md");
+        List<String> only = List.of("W1", "W2", "W3", "W4", "W5", "ORD", "EXP");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--full" -> sizes = Sizes.FULL;
+                case "--smoke" -> sizes = Sizes.SMOKE;
+                case "--out" -> out = Path.of(args[++i]);
+                case "--only" -> only = List.of(args[++i].split(","));
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown argument '" + args[i] + "'; use --full, --smoke, --out FILE, --only W1,W2,...");
+            }
+        }
+        List<String> shown = new ArrayList<>(List.of(args));
+        int o = shown.indexOf("--out");
+        if (o >= 0) {
+            shown.subList(o, Math.min(o + 2, shown.size())).clear();
+        }
+        Results results = run(sizes, only, out, String.join(" ", shown));
+        System.out.println("wrote " + out.toAbsolutePath() + " (" + results.rows.size() + " numbers)");
+    }
+
+    /** Runs the workloads and writes the report; returns every number. */
+    static Results run(Sizes sizes, List<String> only, Path out, String args) throws Exception {
+        Results results = new Results();
+        Machine machine = Machine.read();
+        String loadStart = Machine.loadAverage();
+        ZonedDateTime started = ZonedDateTime.now();
+        long t0 = System.nanoTime();
+        List<String> pgSettings = new ArrayList<>();
+        try (Pg pg = new Pg();
+                LazyKafka kafka = new LazyKafka()) {
+            pg.settings().forEach((k, v) -> pgSettings.add(k + " = " + v));
+            Workloads w = new Workloads(pg, sizes, results, kafka);
+            if (only.contains("W1")) {
+                w.w1();
+            }
+            if (only.contains("W2")) {
+                w.w2();
+            }
+            if (only.contains("W3")) {
+                w.w3();
+            }
+            if (only.contains("W4") || only.contains("W5") || only.contains("ORD")) {
+                w.w4();
+            }
+            if (only.contains("W5")) {
+                w.w5();
+            }
+            if (only.contains("ORD")) {
+                w.ordered();
+            }
+            if (only.contains("EXP")) {
+                w.experiments();
+            }
+        }
+        String loadEnd = Machine.loadAverage();
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        String md = Report.markdown(
+                results,
+                sizes,
+                machine,
+                pgSettings,
+                loadStart,
+                loadEnd,
+                started.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME),
+                took,
+                args);
+        try {
+            Files.writeString(out, md, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write " + out + ": " + e.getMessage(), e);
+        }
+        return results;
+    }
+
+    /** Starts the Kafka broker on first use only, so runs without Kafka workloads do not pay for it. */
+    static final class LazyKafka implements java.util.function.Supplier<KafkaBroker>, AutoCloseable {
+        private KafkaBroker broker;
+
+        @Override
+        public synchronized KafkaBroker get() {
+            if (broker == null) {
+                try {
+                    broker = KafkaBroker.start();
+                } catch (Exception e) {
+                    throw new IllegalStateException("the Kafka broker did not start: " + e.getMessage(), e);
+                }
+            }
+            return broker;
+        }
+
+        @Override
+        public synchronized void close() {
+            if (broker != null) {
+                broker.close();
+            }
+        }
+    }
+}

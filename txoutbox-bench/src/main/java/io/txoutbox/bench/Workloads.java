@@ -1,0 +1,792 @@
+package io.txoutbox.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.DeadHeadPolicy;
+import io.txoutbox.Outbox;
+import io.txoutbox.OutboxEvent;
+import io.txoutbox.jdbc.Dialect;
+import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.kafka.KafkaPublisher;
+import io.txoutbox.relay.Relay;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.Outcome;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.spi.RelayListener;
+import io.txoutbox.spi.Router;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.HdrHistogram.Histogram;
+
+/** W1 to W5 and ordered mode, each side by side: raw SQL, txoutbox and the peer. */
+final class Workloads {
+    static final String RAW = "raw SQL";
+    static final String TXOUTBOX = "txoutbox";
+    static final String PEER = "gruelbox";
+    /** Raw SQL on the same table with its NOTIFY trigger disabled: measures what the wake-up costs. */
+    static final String RAW_QUIET = "raw SQL, no NOTIFY";
+    /** Raw SQL doing what txoutbox does in SQL: lease with UPDATE, commit, DELETE fenced by owner, commit. */
+    static final String RAW_LEASE = "raw SQL, lease+delete";
+
+    /** txoutbox's relay settings in every drain: chosen as a user would, stated in BENCHMARKS.md. */
+    static final int RELAY_BATCH = 500;
+    /** The raw ceiling claims the same number of rows per statement. */
+    static final int RAW_BATCH = RELAY_BATCH;
+    /** Kafka producer linger for batched sends (raw and txoutbox); the peer sends one record at a time. */
+    static final int LINGER_MS = 5;
+
+    static final String PAYLOAD =
+            "{\"orderId\":%d,\"customer\":\"c-0042\",\"amount\":123.45,\"currency\":\"EUR\"," + "\"lines\":3}";
+
+    private final Pg pg;
+    private final Sizes sizes;
+    private final Results results;
+    private final Supplier<KafkaBroker> kafka;
+    private final AtomicLong seq = new AtomicLong();
+    /** The fillfactor drains set on their table before loading; 0 keeps txoutbox's DDL (50). */
+    private int fillfactor;
+
+    Workloads(Pg pg, Sizes sizes, Results results, Supplier<KafkaBroker> kafka) {
+        this.pg = pg;
+        this.sizes = sizes;
+        this.results = results;
+        this.kafka = kafka;
+    }
+
+    // ---------------------------------------------------------------- W1
+
+    /** A business insert with 0, 1 or 10 events per transaction, N threads, closed loop. */
+    void w1() throws Exception {
+        String orders = pg.table("w1_orders");
+        pg.exec("CREATE TABLE " + orders + " (id bigserial PRIMARY KEY, customer text NOT NULL,"
+                + " amount numeric(12,2) NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
+        String table = freshOutboxTable("w1_outbox");
+        // The same table without the NOTIFY trigger: what the wake-up costs each appending transaction.
+        String quiet = freshOutboxTable("w1_quiet");
+        pg.exec("ALTER TABLE " + quiet + " DISABLE TRIGGER USER");
+        int threads = sizes.w1Threads();
+        try (HikariDataSource pool = pg.pool("w1", threads)) {
+            Outbox outbox = outbox(pool, table, null);
+            Peer peer = new Peer(pool, Sink.NOOP, new Recorder(false), false);
+            try {
+                String peerTable = pg.table("txno_outbox");
+                String rawInsert = "INSERT INTO " + table + " (id, aggregate_type, aggregate_id, event_type,"
+                        + " event_version, payload, content_type, headers, tenant_id, destination, created_at,"
+                        + " available_at, max_attempts) VALUES (?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?)";
+                String quietInsert = rawInsert.replace(table, quiet);
+                String businessInsert = "INSERT INTO " + orders + " (customer, amount) VALUES (?, ?)";
+                Map<String, Double> best = new java.util.HashMap<>();
+                for (int round = 0; round < sizes.w1Rounds(); round++) {
+                    for (int events : new int[] {0, 1, 10}) {
+                        List<String> variants =
+                                events == 0 ? List.of("business only") : List.of(RAW, TXOUTBOX, PEER, RAW_QUIET);
+                        for (String variant : variants) {
+                            pg.exec("TRUNCATE " + orders + ", " + table + ", " + quiet + ", " + peerTable);
+                            Tx tx =
+                                    switch (variant) {
+                                        case TXOUTBOX ->
+                                            c -> {
+                                                business(c, businessInsert);
+                                                List<OutboxEvent> list = new ArrayList<>(events);
+                                                for (int i = 0; i < events; i++) {
+                                                    list.add(event());
+                                                }
+                                                outbox.appendAll(c, list);
+                                            };
+                                        case RAW ->
+                                            c -> {
+                                                business(c, businessInsert);
+                                                rawAppend(c, rawInsert, events);
+                                            };
+                                        default -> c -> business(c, businessInsert);
+                                    };
+                            double tps = variant.equals(PEER)
+                                    ? closedLoop(threads, () -> {
+                                        peer.transactions.inTransactionThrows(t -> {
+                                            business(t.connection(), businessInsert);
+                                            for (int i = 0; i < events; i++) {
+                                                long n = seq.incrementAndGet();
+                                                peer.schedule(UUID.randomUUID(), "order-" + n, payload(n));
+                                            }
+                                        });
+                                    })
+                                    : closedLoop(threads, () -> {
+                                        try (Connection c = pool.getConnection()) {
+                                            c.setAutoCommit(false);
+                                            tx.run(c);
+                                            c.commit();
+                                        }
+                                    });
+                            best.merge(events + "|" + variant, tps, Math::max);
+                        }
+                    }
+                }
+                double none = best.get("0|business only");
+                results.add("W1", "0 events/tx", "business only", "tx/s", none, "tx/s", "the same for every variant");
+                for (int events : new int[] {1, 10}) {
+                    double raw = best.get(events + "|" + RAW);
+                    String scenario = events + " event" + (events > 1 ? "s" : "") + "/tx";
+                    results.add("W1", scenario, RAW, "tx/s", raw, "tx/s", "");
+                    for (String v : List.of(TXOUTBOX, PEER, RAW_QUIET)) {
+                        double tps = best.get(events + "|" + v);
+                        results.add("W1", scenario, v, "tx/s", tps, "tx/s", "");
+                        results.add("W1", scenario, v, "overhead", (raw / tps - 1) * 100, "%", "time per tx vs raw");
+                    }
+                }
+            } finally {
+                peer.close();
+            }
+        }
+        pg.exec("DROP TABLE " + orders + ", " + table + ", " + quiet);
+        dropPeerTables();
+    }
+
+    @FunctionalInterface
+    interface Tx {
+        void run(Connection c) throws Exception;
+    }
+
+    @FunctionalInterface
+    interface Work {
+        void run() throws Exception;
+    }
+
+    /** Runs work on N threads for 1 s of warm-up plus the measured time; returns completions per second. */
+    private double closedLoop(int threads, Work work) throws Exception {
+        long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        long end = warmEnd + TimeUnit.SECONDS.toNanos(sizes.w1Seconds());
+        AtomicLong done = new AtomicLong();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        List<Thread> list = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Thread t = new Thread(() -> {
+                try {
+                    long now;
+                    while ((now = System.nanoTime()) < end) {
+                        work.run();
+                        if (now >= warmEnd) {
+                            done.incrementAndGet();
+                        }
+                    }
+                } catch (Exception e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            list.add(t);
+            t.start();
+        }
+        for (Thread t : list) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        return done.get() / (double) sizes.w1Seconds();
+    }
+
+    private static void business(Connection c, String sql) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, "c-0042");
+            ps.setBigDecimal(2, new java.math.BigDecimal("123.45"));
+            ps.executeUpdate();
+        }
+    }
+
+    /** The same rows txoutbox writes, with the same statement shape, by hand. */
+    private void rawAppend(Connection c, String sql, int events) throws SQLException {
+        if (events == 0) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+            for (int i = 0; i < events; i++) {
+                long n = seq.incrementAndGet();
+                ps.setObject(1, Ids.v7());
+                ps.setString(2, "order");
+                ps.setString(3, "order-" + n);
+                ps.setString(4, "order.placed");
+                ps.setInt(5, 1);
+                ps.setBytes(6, payload(n).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                ps.setString(7, "application/json");
+                ps.setString(8, "{}");
+                ps.setString(9, null);
+                ps.setString(10, null);
+                ps.setObject(11, now);
+                ps.setObject(12, now);
+                ps.setNull(13, java.sql.Types.INTEGER);
+                if (events > 1) {
+                    ps.addBatch();
+                }
+            }
+            if (events > 1) {
+                ps.executeBatch();
+            } else {
+                ps.executeUpdate();
+            }
+        }
+    }
+
+    private OutboxEvent event() {
+        long n = seq.incrementAndGet();
+        return OutboxEvent.builder("order.placed")
+                .aggregate("order", "order-" + n)
+                .jsonPayload(payload(n))
+                .build();
+    }
+
+    static String payload(long n) {
+        return String.format(java.util.Locale.ROOT, PAYLOAD, n);
+    }
+
+    // ---------------------------------------------------------------- W2
+
+    /** Open-loop producers at fixed rates; commit-to-confirmation latency; the highest sustainable rate. */
+    void w2() throws Exception {
+        String orders = pg.table("w2_orders");
+        pg.exec("CREATE TABLE " + orders + " (id bigserial PRIMARY KEY, customer text NOT NULL,"
+                + " amount numeric(12,2) NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
+        String businessInsert = "INSERT INTO " + orders + " (customer, amount) VALUES (?, ?)";
+        for (String variant : List.of(RAW, TXOUTBOX, PEER)) {
+            Recorder rec = new Recorder(true);
+            AtomicReference<Recorder> current = new AtomicReference<>(rec);
+            String table = freshOutboxTable("w2_outbox");
+            ExecutorService producers = Executors.newFixedThreadPool(8);
+            try (HikariDataSource producerPool = pg.pool("w2-producers", 8);
+                    HikariDataSource relayPool = pg.pool("w2-relay", 4)) {
+                AutoCloseable consumer;
+                Produce produce;
+                String rawInsert = "INSERT INTO " + table + " (id, aggregate_type, aggregate_id, event_type,"
+                        + " payload, created_at, available_at) VALUES (?, 'order', ?, 'order.placed', ?, now(), now())";
+                switch (variant) {
+                    case RAW -> {
+                        consumer = new RawRelay(relayPool, table, channel(table), RAW_BATCH, Sink.NOOP, proxy(current))
+                                .start(1);
+                        produce = () -> {
+                            UUID id = Ids.v7();
+                            long n = seq.incrementAndGet();
+                            try (Connection c = producerPool.getConnection()) {
+                                c.setAutoCommit(false);
+                                business(c, businessInsert);
+                                try (PreparedStatement ps = c.prepareStatement(rawInsert)) {
+                                    ps.setObject(1, id);
+                                    ps.setString(2, "order-" + n);
+                                    ps.setBytes(3, payload(n).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                                    ps.executeUpdate();
+                                }
+                                c.commit();
+                            }
+                            return id;
+                        };
+                    }
+                    case TXOUTBOX -> {
+                        Outbox outbox = outbox(relayPool, table, null);
+                        Outbox appender = outbox(producerPool, table, null);
+                        Relay relay = outbox.relay(noopPublisher(current))
+                                .name("w2")
+                                .batchSize(RELAY_BATCH)
+                                .listener(counting(current))
+                                .build();
+                        relay.start();
+                        consumer = relay;
+                        produce = () -> {
+                            OutboxEvent e = event();
+                            try (Connection c = producerPool.getConnection()) {
+                                c.setAutoCommit(false);
+                                business(c, businessInsert);
+                                appender.append(c, e);
+                                c.commit();
+                                // No outbox.committed(): the relay wakes on NOTIFY, as one in another JVM would.
+                            }
+                            return e.id();
+                        };
+                    }
+                    default -> {
+                        Peer peer = new Peer(producerPool, Sink.NOOP, proxy(current), true);
+                        peer.startFlushing(1);
+                        consumer = peer;
+                        produce = () -> {
+                            UUID id = UUID.randomUUID();
+                            long n = seq.incrementAndGet();
+                            peer.transactions.inTransactionThrows(t -> {
+                                business(t.connection(), businessInsert);
+                                peer.schedule(id, "order-" + n, payload(n));
+                            });
+                            return id;
+                        };
+                    }
+                }
+                try {
+                    List<Integer> rates = new ArrayList<>(sizes.w2Rates());
+                    int fixed = rates.size();
+                    rates.addAll(sizes.w2Search());
+                    int bestRate = 0;
+                    for (int i = 0; i < rates.size(); i++) {
+                        int rate = rates.get(i);
+                        rec = new Recorder(true);
+                        current.set(rec);
+                        Level level = openLoop(rate, producers, produce, rec);
+                        if (level.sustainable()) {
+                            bestRate = Math.max(bestRate, rate);
+                        }
+                        if (i < fixed) {
+                            report(variant, rate + "/s", level);
+                        } else if (!level.sustainable()) {
+                            results.add(
+                                    "W2",
+                                    "search " + rate + "/s",
+                                    variant,
+                                    "unsustained",
+                                    level.achieved(),
+                                    "events/s",
+                                    level.why());
+                            break;
+                        } else {
+                            report(variant, "search " + rate + "/s", level);
+                        }
+                    }
+                    results.add(
+                            "W2",
+                            "highest sustainable",
+                            variant,
+                            "rate",
+                            bestRate,
+                            "events/s",
+                            "of " + rates
+                                    + "; sustained = producers reach 95% of the rate and end <= 500 ms late, every event confirmed"
+                                    + " within 5 s, p99 <= 500 ms");
+                } finally {
+                    consumer.close();
+                }
+            } finally {
+                producers.shutdownNow();
+            }
+            pg.exec("DROP TABLE IF EXISTS " + table);
+            dropPeerTables();
+        }
+        pg.exec("DROP TABLE " + orders);
+    }
+
+    @FunctionalInterface
+    interface Produce {
+        UUID run() throws Exception;
+    }
+
+    record Level(
+            double achieved, Histogram latencies, long committed, long confirmed, boolean sustainable, String why) {}
+
+    private void report(String variant, String scenario, Level level) {
+        Histogram h = level.latencies();
+        results.add("W2", scenario, variant, "p50", h.getValueAtPercentile(50) / 1000.0, "ms", "");
+        results.add("W2", scenario, variant, "p99", h.getValueAtPercentile(99) / 1000.0, "ms", "");
+        results.add("W2", scenario, variant, "p99.9", h.getValueAtPercentile(99.9) / 1000.0, "ms", "");
+        results.add(
+                "W2",
+                scenario,
+                variant,
+                "achieved",
+                level.achieved(),
+                "events/s",
+                level.confirmed() + " of " + level.committed() + " confirmed"
+                        + (level.sustainable() ? "" : "; " + level.why()));
+    }
+
+    /** Schedules one transaction every 1/rate seconds, whatever the previous ones do (open loop). */
+    private Level openLoop(int rate, ExecutorService producers, Produce produce, Recorder rec) throws Exception {
+        long n = (long) rate * sizes.w2Seconds();
+        long period = TimeUnit.SECONDS.toNanos(1) / rate;
+        AtomicLong done = new AtomicLong();
+        AtomicLong lastCommit = new AtomicLong();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+        for (long i = 0; i < n; i++) {
+            long target = start + i * period;
+            long wait;
+            while ((wait = target - System.nanoTime()) > 0) {
+                LockSupport.parkNanos(wait);
+            }
+            producers.execute(() -> {
+                try {
+                    UUID id = produce.run();
+                    rec.committed(id);
+                    lastCommit.accumulateAndGet(System.nanoTime(), Math::max);
+                } catch (Exception e) {
+                    failure.compareAndSet(null, e);
+                } finally {
+                    done.incrementAndGet();
+                }
+            });
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (done.get() < n && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        // Producers kept up when the last commit came soon after the last scheduled start.
+        long lag = lastCommit.get() - (start + (n - 1) * period);
+        double achieved = rec.commits() / (Math.max(n * period, lastCommit.get() - start) / 1e9);
+        long confirmDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        long confirmed;
+        while ((confirmed = rec.confirmedOfCommitted()) < rec.commits() && System.nanoTime() < confirmDeadline) {
+            Thread.sleep(20);
+        }
+        Histogram h = rec.latencies();
+        String why = "";
+        if (achieved < 0.95 * rate || lag > TimeUnit.MILLISECONDS.toNanos(500)) {
+            why = "producers reached " + Math.round(achieved) + "/s, ending " + lag / 1_000_000 + " ms late";
+        } else if (confirmed < rec.commits()) {
+            why = (rec.commits() - confirmed) + " events unconfirmed 5 s after the last commit";
+        } else if (h.getValueAtPercentile(99) > 500_000) {
+            why = "p99 " + h.getValueAtPercentile(99) / 1000 + " ms";
+        }
+        // Let a lagging relay finish before the next level, so levels do not overlap.
+        long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (rec.confirmedOfCommitted() < rec.commits() && System.nanoTime() < settle) {
+            Thread.sleep(50);
+        }
+        return new Level(achieved, h, rec.commits(), confirmed, why.isEmpty(), why);
+    }
+
+    // ---------------------------------------------------------------- W3, W4, W5, ordered
+
+    /** 1, 2 and 4 relays on one table at saturation. */
+    void w3() throws Exception {
+        for (int relays : new int[] {1, 2, 4}) {
+            String scenario = relays + " relay" + (relays > 1 ? "s" : "");
+            drain("W3", scenario, RAW, sizes.w3Backlog(), relays, false, false, false);
+            drain("W3", scenario, TXOUTBOX, sizes.w3Backlog(), relays, false, false, false);
+            drain("W3", scenario, PEER, sizes.peerBacklog(), relays, false, false, false);
+        }
+        for (String v : List.of(RAW, TXOUTBOX, PEER)) {
+            double one = results.get("W3", "1 relay", v, "drain");
+            for (int relays : new int[] {2, 4}) {
+                results.add(
+                        "W3",
+                        relays + " relays",
+                        v,
+                        "scaling",
+                        results.get("W3", relays + " relays", v, "drain") / one,
+                        "x",
+                        "drain rate / 1 relay");
+            }
+        }
+    }
+
+    /** The backlog drained to a no-op publisher and to Kafka. */
+    void w4() throws Exception {
+        int n = sizes.w4Backlog();
+        for (String v : List.of(RAW, TXOUTBOX, PEER)) {
+            drain("W4", "no-op", v, v.equals(PEER) ? sizes.peerBacklog() : n, 1, false, false, false);
+        }
+        for (String v : List.of(RAW, TXOUTBOX, PEER)) {
+            drain("W4", "Kafka", v, v.equals(PEER) ? sizes.peerBacklog() : n, 1, true, false, false);
+        }
+        results.add(
+                "W4",
+                "no-op",
+                TXOUTBOX,
+                "of ceiling",
+                100 * results.get("W4", "no-op", TXOUTBOX, "drain") / results.get("W4", "no-op", RAW, "drain"),
+                "%",
+                "txoutbox / raw SQL");
+    }
+
+    /** W4 no-op while another transaction holds a snapshot open. */
+    void w5() throws Exception {
+        for (String v : List.of(RAW, TXOUTBOX)) {
+            drain("W5", "held horizon", v, sizes.w4Backlog(), 1, false, true, false);
+            results.add(
+                    "W5",
+                    "held horizon",
+                    v,
+                    "vs W4",
+                    100 * results.get("W5", "held horizon", v, "drain") / results.get("W4", "no-op", v, "drain"),
+                    "%",
+                    "drain with the horizon held / W4 no-op");
+        }
+    }
+
+    /** Ordered mode against unordered, on W4's no-op backlog (1,000 aggregates). */
+    void ordered() throws Exception {
+        drain("ORD", "ordered (BLOCK)", TXOUTBOX, sizes.w4Backlog(), 1, false, false, true);
+        results.add(
+                "ORD",
+                "ordered (BLOCK)",
+                TXOUTBOX,
+                "vs unordered",
+                100
+                        * results.get("ORD", "ordered (BLOCK)", TXOUTBOX, "drain")
+                        / results.get("W4", "no-op", TXOUTBOX, "drain"),
+                "%",
+                "ordered / W4 unordered no-op");
+    }
+
+    /**
+     * Measures, with raw SQL and table settings a user controls, where txoutbox's drain cost goes: its
+     * statement pattern (lease UPDATE then DELETE) against the single DELETE of the ceiling, and the
+     * DDL's fillfactor 50, which leaves room on each page so that the lease UPDATE can be HOT (no index
+     * entries), against the fillfactor 90 the DDL had before. On W3's backlog with one consumer; compare
+     * with W3's "1 relay" rows.
+     */
+    void experiments() throws Exception {
+        int n = sizes.w3Backlog();
+        drain("EXP", "fillfactor 50 (DDL)", RAW_LEASE, n, 1, false, false, false);
+        fillfactor = 90;
+        try {
+            for (String v : List.of(RAW, RAW_LEASE, TXOUTBOX)) {
+                drain("EXP", "fillfactor 90 (before)", v, n, 1, false, false, false);
+            }
+        } finally {
+            fillfactor = 0;
+        }
+    }
+
+    private void drain(
+            String workload,
+            String scenario,
+            String variant,
+            int backlog,
+            int consumers,
+            boolean toKafka,
+            boolean holdHorizon,
+            boolean ordered)
+            throws Exception {
+        Recorder rec = new Recorder(false);
+        String topic = "txbench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFL);
+        if (toKafka) {
+            kafka.get().createTopic(topic, 4);
+        }
+        boolean peer = variant.equals(PEER);
+        String table = peer ? pg.table("txno_outbox") : freshOutboxTable(workload.toLowerCase() + "_outbox");
+        Duration cap = peer ? sizes.peerCap() : holdHorizon || ordered ? sizes.slowCap() : sizes.drainCap();
+        List<AutoCloseable> open = new ArrayList<>();
+        try (HikariDataSource pool = pg.pool("drain", 4 + 3 * consumers)) {
+            try {
+                drainWith(
+                        pool,
+                        open,
+                        workload,
+                        scenario,
+                        variant,
+                        backlog,
+                        consumers,
+                        toKafka,
+                        holdHorizon,
+                        ordered,
+                        rec,
+                        topic,
+                        table,
+                        cap);
+            } finally {
+                // Consumers first, while their pool is open.
+                Collections.reverse(open);
+                for (AutoCloseable c : open) {
+                    c.close();
+                }
+            }
+        } finally {
+            if (toKafka) {
+                kafka.get().deleteTopic(topic);
+            }
+            pg.exec("DROP TABLE IF EXISTS " + table);
+            if (peer) {
+                dropPeerTables();
+            }
+        }
+    }
+
+    private void drainWith(
+            HikariDataSource pool,
+            List<AutoCloseable> open,
+            String workload,
+            String scenario,
+            String variant,
+            int backlog,
+            int consumers,
+            boolean toKafka,
+            boolean holdHorizon,
+            boolean ordered,
+            Recorder rec,
+            String topic,
+            String table,
+            Duration cap)
+            throws Exception {
+        boolean peer = variant.equals(PEER);
+        {
+            Peer[] peers = new Peer[consumers];
+            Sink sink =
+                    toKafka ? new KafkaSink(kafka.get().bootstrapServers(), topic, peer ? 0 : LINGER_MS) : Sink.NOOP;
+            open.add(sink);
+            if (peer) {
+                for (int i = 0; i < consumers; i++) {
+                    peers[i] = new Peer(pool, sink, rec, true);
+                    open.add(peers[i]);
+                }
+                pg.exec("TRUNCATE " + table);
+                peers[0].load(pg, pool, backlog);
+                long loaded = pg.count(table);
+                if (loaded != backlog) {
+                    throw new IllegalStateException("the peer's backlog has " + loaded + " entries, not " + backlog);
+                }
+            } else {
+                if (fillfactor > 0) {
+                    pg.exec("ALTER TABLE " + table + " SET (fillfactor = " + fillfactor + ")");
+                }
+                pg.loadOutbox(table, backlog);
+            }
+            Connection holder = holdHorizon ? holdSnapshot() : null;
+            if (holder != null) {
+                open.add(holder);
+            }
+            long start = System.nanoTime();
+            switch (variant) {
+                case RAW -> open.add(new RawRelay(pool, table, channel(table), RAW_BATCH, sink, rec).start(consumers));
+                case RAW_LEASE ->
+                    open.add(new RawRelay(pool, table, channel(table), RAW_BATCH, sink, rec)
+                            .leaseThenDelete()
+                            .start(consumers));
+                case TXOUTBOX -> {
+                    Outbox outbox = outbox(pool, table, ordered ? DeadHeadPolicy.BLOCK : null);
+                    Publisher publisher = toKafka
+                            ? KafkaPublisher.builder()
+                                    .bootstrapServers(kafka.get().bootstrapServers())
+                                    .router(Router.fixed(topic))
+                                    .producerProperty("linger.ms", LINGER_MS)
+                                    .producerProperty("batch.size", 256 * 1024)
+                                    .build()
+                            : noopPublisher(new AtomicReference<>(rec));
+                    open.add(publisher);
+                    for (int i = 0; i < consumers; i++) {
+                        Relay relay = outbox.relay(publisher)
+                                .name("drain-" + i)
+                                .batchSize(RELAY_BATCH)
+                                .listener(counting(new AtomicReference<>(rec)))
+                                .build();
+                        relay.start();
+                        open.add(relay);
+                    }
+                }
+                default -> {
+                    for (Peer p : peers) {
+                        p.startFlushing(1);
+                    }
+                }
+            }
+            long deadline = start + cap.toNanos();
+            while (rec.confirmed.sum() < backlog && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+                for (AutoCloseable c : open) {
+                    if (c instanceof RawRelay r) {
+                        r.check();
+                    }
+                }
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            long drained = Math.min(rec.confirmed.sum(), backlog);
+            String note = drained < backlog
+                    ? String.format(
+                            java.util.Locale.ROOT, "capped at %.0f s: %d of %d drained", seconds, drained, backlog)
+                    : String.format(java.util.Locale.ROOT, "%d events in %.1f s", backlog, seconds);
+            results.add(
+                    workload,
+                    scenario,
+                    variant,
+                    "drain",
+                    drained / seconds,
+                    "events/s",
+                    note + (consumers > 1 ? ", " + consumers + " consumers" : ""));
+        }
+    }
+
+    /** BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1 FROM a table; kept open until closed. */
+    private Connection holdSnapshot() throws SQLException {
+        Connection c = java.sql.DriverManager.getConnection(Pg.URL, Pg.USER, null);
+        c.setAutoCommit(false);
+        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT 1 FROM pg_class LIMIT 1");
+        }
+        return c;
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    /** The peer's table and its migration record go together: it re-creates both when both are gone. */
+    private void dropPeerTables() {
+        pg.exec("DROP TABLE IF EXISTS " + pg.table("txno_outbox") + ", " + pg.table("txno_version"));
+    }
+
+    private String freshOutboxTable(String name) {
+        String table = pg.table(name);
+        pg.exec("DROP TABLE IF EXISTS " + table);
+        outbox(pg.admin(), table, null).createSchema();
+        return table;
+    }
+
+    private static Outbox outbox(javax.sql.DataSource ds, String table, DeadHeadPolicy ordered) {
+        Outbox.Builder b =
+                Outbox.builder(ds).table(table).dialect(Dialect.POSTGRESQL).createSchemaIfMissing(true);
+        if (ordered != null) {
+            b.ordered(ordered);
+        }
+        return b.build();
+    }
+
+    private static String channel(String table) {
+        return OutboxTable.of(table).channel();
+    }
+
+    private static Publisher noopPublisher(AtomicReference<Recorder> rec) {
+        return batch -> {
+            Recorder r = rec.get();
+            for (ClaimedEvent e : batch) {
+                r.confirm(e.id());
+            }
+            return CompletableFuture.completedFuture(Collections.nCopies(batch.size(), PublishOutcome.PUBLISHED));
+        };
+    }
+
+    private static RelayListener counting(AtomicReference<Recorder> rec) {
+        return new RelayListener() {
+            @Override
+            public void onBatch(BatchReport report) {
+                rec.get().confirmedCount(report.count(Outcome.PUBLISHED));
+            }
+        };
+    }
+
+    /** A recorder that forwards to whichever recorder is current (W2 swaps them between rates). */
+    private static Recorder proxy(AtomicReference<Recorder> current) {
+        return new Recorder(false) {
+            @Override
+            void confirm(UUID id) {
+                current.get().confirm(id);
+            }
+
+            @Override
+            void confirmedCount(long n) {
+                current.get().confirmedCount(n);
+            }
+        };
+    }
+}
