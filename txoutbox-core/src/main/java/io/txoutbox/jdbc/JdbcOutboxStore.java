@@ -147,6 +147,22 @@ public final class JdbcOutboxStore implements OutboxStore {
      * @return the SQL
      */
     public String render(String template) {
+        return render(template, table, dialect, ordered);
+    }
+
+    /**
+     * The outbox table's DDL for a table and dialect, as {@link #createSchema()} runs it and the
+     * Flyway-style migrations ship it; needs no database.
+     *
+     * @param table the table and its column names
+     * @param dialect the database's SQL
+     * @return the script
+     */
+    public static String outboxDdl(OutboxTable table, Dialect dialect) {
+        return render(dialect.outboxDdl(), table, dialect, null);
+    }
+
+    private static String render(String template, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
         OutboxTable.Columns c = table.columns();
         String head = ordered == null
                 ? ""
@@ -652,7 +668,7 @@ public final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public void createSchema() {
-        String script = render(dialect.outboxDdl());
+        String script = outboxDdl(table, dialect);
         withConnection("create schema", c -> {
             runScript(c, script);
             return null;
@@ -857,10 +873,6 @@ public final class JdbcOutboxStore implements OutboxStore {
         } catch (SQLException e) {
             throw SqlExceptions.translate(operation, table(), e);
         }
-    }
-
-    Binder binder() {
-        return bind;
     }
 
     private static String truncate(String error) {

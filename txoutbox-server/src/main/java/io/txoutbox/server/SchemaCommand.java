@@ -11,8 +11,6 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.concurrent.Callable;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -81,9 +79,8 @@ final class SchemaCommand implements Callable<Integer> {
         } catch (OutboxException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--table: " + e.getMessage());
         }
-        JdbcOutboxStore store = JdbcOutboxStore.create(new NoDatabase(), t, d);
         out.println("-- txoutbox outbox table " + t.qualifiedName() + " for " + d.name());
-        out.println(store.render(d.outboxDdl()).strip());
+        out.println(JdbcOutboxStore.outboxDdl(t, d).strip());
         return TxoutboxCli.OK;
     }
 
@@ -111,54 +108,6 @@ final class SchemaCommand implements Callable<Integer> {
             }
             b.build();
             out.println("source " + s.name() + ": table " + s.table() + " is ready (" + d.name() + ")");
-        }
-    }
-
-    /** Printing DDL needs no database: the store only renders templates. */
-    private static final class NoDatabase implements DataSource {
-        private static UnsupportedOperationException refused() {
-            return new UnsupportedOperationException("schema printing opens no connection");
-        }
-
-        @Override
-        public Connection getConnection() {
-            throw refused();
-        }
-
-        @Override
-        public Connection getConnection(String username, String password) {
-            throw refused();
-        }
-
-        @Override
-        public PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) {}
-
-        @Override
-        public void setLoginTimeout(int seconds) {}
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public Logger getParentLogger() {
-            return Logger.getGlobal();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) {
-            throw refused();
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) {
-            return false;
         }
     }
 }

@@ -98,6 +98,16 @@ class ConfigErrorTest {
     }
 
     @Test
+    void schema_prints_a_dialects_ddl_for_the_table_without_a_database() {
+        TestSupport.CliResult printed = cli(Map.of(), "schema", "--dialect", "mariadb", "--table", "orders_outbox");
+        assertThat(printed.exitCode()).isZero();
+        assertThat(printed.out())
+                .contains("CREATE TABLE IF NOT EXISTS orders_outbox (")
+                .contains("KEY orders_outbox_due_idx (status, available_at, seq)")
+                .doesNotContain("{table}");
+    }
+
+    @Test
     void placeholders_read_the_environment_with_defaults_and_secrets_print_masked() {
         String yaml = VALID.replace("password: not-a-real-password-xyz", "password: ${TEST_DB_PASSWORD}")
                 .replace("batch-size", "batch-size")
