@@ -155,6 +155,12 @@ public final class SpringOutbox implements Outbox {
         delegate.committed();
     }
 
+    /** Closes the outbox it wraps (its after-commit notifier); never the data source. */
+    @Override
+    public void close() {
+        delegate.close();
+    }
+
     @Override
     public <T> T inTransaction(TransactionWork<T> work) {
         return delegate.inTransaction(work);
