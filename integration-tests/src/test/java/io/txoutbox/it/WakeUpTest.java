@@ -9,6 +9,7 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.jdbc.JdbcOutboxStore;
 import io.txoutbox.relay.Relay;
+import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
 import io.txoutbox.test.RecordingPublisher;
 import java.io.IOException;
@@ -351,6 +352,55 @@ class WakeUpTest extends DatabaseTest {
             }
         }
         assertThat(batches.get()).as("wake cycles").isEqualTo(events);
+    }
+
+    /**
+     * The writer checks for idle relays at the start of its commit; here another deferred trigger, named
+     * to run after txoutbox's, makes each commit take 30 ms more before it is visible, and the relay's
+     * publisher takes 15 ms, so that relays go idle (announce, last look) while writers that checked
+     * before are still committing. The announcement waits for those commits; without that wait a row
+     * would be left for the poll.
+     */
+    @Test
+    void a_writer_that_checked_before_the_announcement_and_commits_after_the_last_look_still_wakes_the_relay()
+            throws Exception {
+        Outbox outbox = closing(outboxBuilder().foreignWriterWakeups(true).build());
+        String table = outbox.table();
+        execute("CREATE FUNCTION " + table + "_slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
+                + " PERFORM pg_sleep(0.03); RETURN NULL; END $$");
+        execute("CREATE CONSTRAINT TRIGGER " + table + "_wake_zz_slow AFTER INSERT ON " + table
+                + " DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION " + table + "_slow()");
+        try {
+            RecordingPublisher broker = new RecordingPublisher();
+            Publisher slow = batch -> {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(15));
+                return broker.publish(batch);
+            };
+            Relay relay = closing(outbox.relay(slow)
+                    .pollInterval(POLL)
+                    .minPollInterval(POLL)
+                    .build());
+            relay.start();
+            awaitIdleAnnounced(outbox);
+            int events = 200;
+            try (Connection c = otherProcessPool("writer").getConnection();
+                    PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
+                            + " (id, aggregate_type, aggregate_id, event_type, payload) VALUES (?, 'order', ?,"
+                            + " 'order.placed', ?)")) {
+                for (int i = 0; i < events; i++) {
+                    UUID id = UUID.randomUUID();
+                    ps.setObject(1, id);
+                    ps.setString(2, "o-" + i);
+                    ps.setBytes(3, "{}".getBytes(StandardCharsets.UTF_8));
+                    ps.executeUpdate();
+                    awaitPublished(broker, id, i);
+                    LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(20)));
+                }
+            }
+        } finally {
+            execute("DROP TRIGGER IF EXISTS " + table + "_wake_zz_slow ON " + table);
+            execute("DROP FUNCTION IF EXISTS " + table + "_slow()");
+        }
     }
 
     /** A bounded wait for one event, far shorter than the poll interval: only a wake-up can meet it. */
