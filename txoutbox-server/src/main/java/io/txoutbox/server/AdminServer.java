@@ -16,8 +16,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.BindException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.URLDecoder;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -57,6 +61,7 @@ final class AdminServer implements AutoCloseable {
     private final RelayServer server;
     private final PrometheusMeterRegistry registry;
     private final boolean dashboard;
+    private final int maxTypes;
 
     private AdminServer(
             HttpServer http,
@@ -64,13 +69,15 @@ final class AdminServer implements AutoCloseable {
             byte[] tokenDigest,
             RelayServer server,
             PrometheusMeterRegistry registry,
-            boolean dashboard) {
+            boolean dashboard,
+            int maxTypes) {
         this.http = http;
         this.executor = executor;
         this.tokenDigest = tokenDigest;
         this.server = server;
         this.registry = registry;
         this.dashboard = dashboard;
+        this.maxTypes = maxTypes;
     }
 
     /**
@@ -80,15 +87,8 @@ final class AdminServer implements AutoCloseable {
         HttpServer http;
         try {
             http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
-        } catch (BindException e) {
-            throw new ConfigException(
-                    "admin.port",
-                    "port " + config.port() + " on " + config.host()
-                            + " is already in use (or not allowed); stop the program using it, or choose another"
-                            + " port with --port or admin.port");
         } catch (IOException e) {
-            throw new ConfigException(
-                    "admin.host", "cannot listen on " + config.host() + ":" + config.port() + ": " + e);
+            throw bindError(config, e);
         }
         AtomicInteger n = new AtomicInteger();
         ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
@@ -96,12 +96,57 @@ final class AdminServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        AdminServer admin =
-                new AdminServer(http, executor, sha256(config.token().value()), server, registry, config.dashboard());
+        AdminServer admin = new AdminServer(
+                http,
+                executor,
+                sha256(config.token().value()),
+                server,
+                registry,
+                config.dashboard(),
+                config.limits().maxEventTypes());
         http.createContext("/", admin::handle);
         http.setExecutor(executor);
         http.start();
         return admin;
+    }
+
+    /**
+     * Names what really failed: a port in use is {@code admin.port}; an address that is not one of this
+     * machine's (or that does not resolve) is {@code admin.host}; the operating system's own words follow.
+     */
+    static ConfigException bindError(ServerConfig.Admin config, IOException e) {
+        String where = config.host() + ":" + config.port();
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(config.host());
+        } catch (UnknownHostException unknown) {
+            return new ConfigException(
+                    "admin.host", "cannot listen on " + where + ": the host name does not resolve", e);
+        }
+        boolean local;
+        try {
+            local = address.isAnyLocalAddress()
+                    || address.isLoopbackAddress()
+                    || NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException unknown) {
+            local = true;
+        }
+        String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        if (!local) {
+            return new ConfigException(
+                    "admin.host",
+                    "cannot listen on " + where + ": " + reason + " (" + address.getHostAddress()
+                            + " is not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses)",
+                    e);
+        }
+        if (e instanceof BindException) {
+            return new ConfigException(
+                    "admin.port",
+                    "cannot listen on " + where + ": " + reason + " (is the port already in use? stop the program"
+                            + " using it, or choose another port with --port or admin.port)",
+                    e);
+        }
+        return new ConfigException("admin.host", "cannot listen on " + where + ": " + reason, e);
     }
 
     int port() {
@@ -174,13 +219,21 @@ final class AdminServer implements AutoCloseable {
                 onlyGet(method);
                 ObjectNode body = JSON.createObjectNode();
                 ObjectNode sources = body.putObject("sources");
+                ObjectNode reasons = JSON.createObjectNode();
                 boolean ready = true;
                 for (RelaySource s : server.sources()) {
                     boolean r = s.ready();
                     ready &= r;
                     sources.put(s.name(), r ? "ready" : "not ready");
+                    String waiting = s.waitingFor();
+                    if (waiting != null) {
+                        reasons.put(s.name(), "waiting for the database: " + waiting);
+                    }
                 }
                 body.put("status", ready ? "ready" : "not ready");
+                if (!reasons.isEmpty()) {
+                    body.set("reasons", reasons);
+                }
                 json(ex, ready ? 200 : 503, body);
             }
             case "/metrics" -> {
@@ -264,6 +317,9 @@ final class AdminServer implements AutoCloseable {
                             + server.sources().stream().map(RelaySource::name).toList());
         }
         String action = parts.size() == 2 ? "" : String.join("/", parts.subList(2, parts.size()));
+        if (!action.isEmpty() && s.waitingFor() != null) {
+            throw new HttpError(503, "source '" + s.name() + "' waits for its database: " + s.waitingFor());
+        }
         Map<String, String> query = query(ex);
         switch (action) {
             case "" -> {
@@ -342,8 +398,8 @@ final class AdminServer implements AutoCloseable {
         ObjectNode n = JSON.createObjectNode();
         n.put("name", s.name());
         n.put("status", s.status());
-        n.put("table", s.outbox().table());
-        n.put("dialect", s.dialect().name());
+        n.put("table", s.outbox() == null ? c.table() : s.outbox().table());
+        n.put("dialect", s.dialect() == null ? c.dialect() : s.dialect().name());
         n.put("jdbcUrl", Masking.jdbcUrl(c.jdbcUrl()));
         n.put("user", c.user());
         n.put("ordered", c.ordered() == null ? null : c.ordered().name().toLowerCase());
@@ -354,7 +410,7 @@ final class AdminServer implements AutoCloseable {
         return n;
     }
 
-    private static ObjectNode stats(RelaySource s) {
+    private ObjectNode stats(RelaySource s) {
         OutboxStats st = s.admin().stats();
         ObjectNode n = JSON.createObjectNode();
         n.put("source", s.name());
@@ -368,7 +424,9 @@ final class AdminServer implements AutoCloseable {
         n.put("blockedAggregates", st.blockedAggregates());
         n.put("blockedEvents", st.blockedEvents());
         ObjectNode table = n.putObject("byType");
-        st.byType().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> table.putObject(e.getKey())
+        Map<String, OutboxStats.TypeStats> shown = TopTypes.of(st.byType(), maxTypes);
+        n.put("types", st.byType().size());
+        shown.entrySet().forEach(e -> table.putObject(e.getKey())
                 .put("pending", e.getValue().pending())
                 .put("inFlight", e.getValue().inFlight())
                 .put("retrying", e.getValue().retrying())
