@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.txoutbox.DeadEvent;
 import io.txoutbox.DeadQuery;
@@ -14,10 +12,8 @@ import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxStats;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.BindException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.URLDecoder;
@@ -33,15 +29,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server's HTTP side, on the JDK's own {@code com.sun.net.httpserver}: the admin API under {@code
+ * The server's HTTP side, on Jetty behind {@link HttpFront}'s bounds: the admin API under {@code
  * /api/} (bearer token on every route), the dashboard's static files, and {@code /health}, {@code
  * /ready} and {@code /metrics} for the platform (no token: they change nothing and reveal no event).
  *
@@ -55,8 +47,7 @@ final class AdminServer implements AutoCloseable {
     private static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
             + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-    private final HttpServer http;
-    private final ExecutorService executor;
+    private HttpFront http;
     private final byte[] tokenDigest;
     private final RelayServer server;
     private final PrometheusMeterRegistry registry;
@@ -64,15 +55,7 @@ final class AdminServer implements AutoCloseable {
     private final int maxTypes;
 
     private AdminServer(
-            HttpServer http,
-            ExecutorService executor,
-            byte[] tokenDigest,
-            RelayServer server,
-            PrometheusMeterRegistry registry,
-            boolean dashboard,
-            int maxTypes) {
-        this.http = http;
-        this.executor = executor;
+            byte[] tokenDigest, RelayServer server, PrometheusMeterRegistry registry, boolean dashboard, int maxTypes) {
         this.tokenDigest = tokenDigest;
         this.server = server;
         this.registry = registry;
@@ -81,32 +64,23 @@ final class AdminServer implements AutoCloseable {
     }
 
     /**
-     * @throws ConfigException naming {@code admin.port} when the port is taken
+     * Binds and serves, with the request, idle and connection bounds of {@code config.limits()}.
+     *
+     * @throws ConfigException naming {@code admin.port} when the port is taken, {@code admin.host} when the
+     *     address is not this machine's, with the operating system's words
      */
     static AdminServer start(ServerConfig.Admin config, RelayServer server, PrometheusMeterRegistry registry) {
-        HttpServer http;
-        try {
-            http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
-        } catch (IOException e) {
-            throw bindError(config, e);
-        }
-        AtomicInteger n = new AtomicInteger();
-        ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
-            Thread t = new Thread(r, "txoutbox-admin-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
         AdminServer admin = new AdminServer(
-                http,
-                executor,
                 sha256(config.token().value()),
                 server,
                 registry,
                 config.dashboard(),
                 config.limits().maxEventTypes());
-        http.createContext("/", admin::handle);
-        http.setExecutor(executor);
-        http.start();
+        try {
+            admin.http = HttpFront.start(config, admin::handle);
+        } catch (IOException e) {
+            throw bindError(config, e);
+        }
         return admin;
     }
 
@@ -131,7 +105,11 @@ final class AdminServer implements AutoCloseable {
         } catch (SocketException unknown) {
             local = true;
         }
-        String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String reason = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
         if (!local) {
             return new ConfigException(
                     "admin.host",
@@ -139,7 +117,7 @@ final class AdminServer implements AutoCloseable {
                             + " is not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses)",
                     e);
         }
-        if (e instanceof BindException) {
+        if (root instanceof BindException) {
             return new ConfigException(
                     "admin.port",
                     "cannot listen on " + where + ": " + reason + " (is the port already in use? stop the program"
@@ -149,19 +127,18 @@ final class AdminServer implements AutoCloseable {
         return new ConfigException("admin.host", "cannot listen on " + where + ": " + reason, e);
     }
 
+    /** @return the connections open now */
+    int connections() {
+        return http.connections();
+    }
+
     int port() {
-        return http.getAddress().getPort();
+        return http.port();
     }
 
     @Override
     public void close() {
-        http.stop(1);
-        executor.shutdown();
-        try {
-            executor.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        http.close();
     }
 
     /** An HTTP error with its status and message, answered as {@code {"error": ...}}. */
@@ -175,10 +152,10 @@ final class AdminServer implements AutoCloseable {
         }
     }
 
-    private void handle(HttpExchange ex) throws IOException {
-        try (ex) {
-            String path = ex.getRequestURI().getRawPath();
-            String method = ex.getRequestMethod();
+    private void handle(Exchange ex) {
+        String path = ex.rawPath();
+        String method = ex.method();
+        try {
             try {
                 if (path.startsWith("/api/") || path.equals("/api")) {
                     requireToken(ex);
@@ -198,12 +175,17 @@ final class AdminServer implements AutoCloseable {
                         "internal error: " + e.getClass().getSimpleName()
                                 + (e.getMessage() == null ? "" : ": " + e.getMessage()));
             }
+        } catch (IOException e) {
+            // The client went away, or was too slow and its connection was closed: nobody to answer.
+            if (!ex.sent()) {
+                ex.fail(e);
+            }
         }
     }
 
     // ---- platform routes, no token ----
 
-    private void operations(HttpExchange ex, String method, String path) throws IOException {
+    private void operations(Exchange ex, String method, String path) throws IOException {
         Map<String, String> staticFiles = Map.of(
                 "/", "index.html",
                 "/index.html", "index.html",
@@ -255,7 +237,7 @@ final class AdminServer implements AutoCloseable {
         }
     }
 
-    private void serveResource(HttpExchange ex, String file) throws IOException {
+    private void serveResource(Exchange ex, String file) throws IOException {
         byte[] bytes;
         try (InputStream in = AdminServer.class.getResourceAsStream("dashboard/" + file)) {
             if (in == null) {
@@ -268,27 +250,27 @@ final class AdminServer implements AutoCloseable {
                 : file.endsWith(".js")
                         ? "text/javascript; charset=utf-8"
                         : file.endsWith(".css") ? "text/css; charset=utf-8" : "image/svg+xml";
-        ex.getResponseHeaders().set("Content-Security-Policy", CSP);
+        ex.setHeader("Content-Security-Policy", CSP);
         send(ex, 200, type, bytes);
     }
 
     // ---- admin API, token required ----
 
-    private void requireToken(HttpExchange ex) {
-        String header = ex.getRequestHeaders().getFirst("Authorization");
+    private void requireToken(Exchange ex) {
+        String header = ex.header("Authorization");
         String given = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
                 ? header.substring(7).strip()
                 : "";
         // Digests of equal length, compared in constant time: neither the content nor the length of the
         // token leaks through timing.
         if (header == null || !MessageDigest.isEqual(sha256(given), tokenDigest)) {
-            ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"txoutbox\"");
+            ex.setHeader("WWW-Authenticate", "Bearer realm=\"txoutbox\"");
             throw new HttpError(
                     401, header == null ? "missing bearer token (Authorization: Bearer <token>)" : "wrong token");
         }
     }
 
-    private void api(HttpExchange ex, String method, String path) throws IOException {
+    private void api(Exchange ex, String method, String path) throws IOException {
         List<String> parts = new ArrayList<>();
         for (String p : path.split("/")) {
             if (!p.isEmpty()) {
@@ -529,8 +511,12 @@ final class AdminServer implements AutoCloseable {
         }
     }
 
-    private static JsonNode body(HttpExchange ex) throws IOException {
-        byte[] bytes = ex.getRequestBody().readNBytes(MAX_BODY + 1);
+    private static JsonNode body(Exchange ex) throws IOException {
+        if (ex.declaredLength() > MAX_BODY) {
+            // Refused before a byte is read: a huge body cannot hold a worker while it trickles in.
+            throw new HttpError(413, "the request body is larger than " + MAX_BODY + " bytes");
+        }
+        byte[] bytes = ex.body(MAX_BODY);
         if (bytes.length > MAX_BODY) {
             throw new HttpError(413, "the request body is larger than " + MAX_BODY + " bytes");
         }
@@ -548,9 +534,9 @@ final class AdminServer implements AutoCloseable {
         }
     }
 
-    private static Map<String, String> query(HttpExchange ex) {
+    private static Map<String, String> query(Exchange ex) {
         Map<String, String> out = new HashMap<>();
-        String raw = ex.getRequestURI().getRawQuery();
+        String raw = ex.rawQuery();
         if (raw == null) {
             return out;
         }
@@ -579,24 +565,21 @@ final class AdminServer implements AutoCloseable {
         return new HttpError(405, "method not allowed here; use " + allowed);
     }
 
-    private static void json(HttpExchange ex, int status, JsonNode body) throws IOException {
+    private static void json(Exchange ex, int status, JsonNode body) throws IOException {
         send(ex, status, "application/json", JSON.writeValueAsBytes(body));
     }
 
-    private static void error(HttpExchange ex, int status, String message) throws IOException {
+    private static void error(Exchange ex, int status, String message) throws IOException {
         json(ex, status, JSON.createObjectNode().put("error", message));
     }
 
-    private static void send(HttpExchange ex, int status, String type, byte[] body) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", type);
-        ex.getResponseHeaders().set("Cache-Control", "no-store");
-        ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-        ex.getResponseHeaders().set("Referrer-Policy", "no-referrer");
-        ex.getResponseHeaders().set("X-Frame-Options", "DENY");
-        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-        try (OutputStream out = ex.getResponseBody()) {
-            out.write(body);
-        }
+    private static void send(Exchange ex, int status, String type, byte[] body) throws IOException {
+        ex.setHeader("Content-Type", type);
+        ex.setHeader("Cache-Control", "no-store");
+        ex.setHeader("X-Content-Type-Options", "nosniff");
+        ex.setHeader("Referrer-Policy", "no-referrer");
+        ex.setHeader("X-Frame-Options", "DENY");
+        ex.send(status, type, body);
     }
 
     static byte[] sha256(String text) {

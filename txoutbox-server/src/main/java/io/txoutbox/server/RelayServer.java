@@ -175,6 +175,11 @@ final class RelayServer implements AutoCloseable {
         return admin.port();
     }
 
+    /** @return the admin server's open connections */
+    int connections() {
+        return admin.connections();
+    }
+
     List<RelaySource> sources() {
         return new ArrayList<>(sources.values());
     }
