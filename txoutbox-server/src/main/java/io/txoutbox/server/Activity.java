@@ -31,10 +31,24 @@ final class Activity implements RelayListener {
     private final AtomicLong dead = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final Map<String, AtomicLong[]> byType = new ConcurrentHashMap<>();
+    private final int maxTypes;
     private final ArrayDeque<Point> history = new ArrayDeque<>();
     private long lastPublished;
     private long lastRetried;
     private long lastDead;
+
+    /** With the default bound of 50 event types. */
+    Activity() {
+        this(ServerConfig.Limits.DEFAULT.maxEventTypes());
+    }
+
+    /**
+     * @param maxTypes how many event types get counts of their own: the first ones relayed; later types
+     *     are counted under {@link TopTypes#OTHER}, so memory and the stats answer stay bounded
+     */
+    Activity(int maxTypes) {
+        this.maxTypes = maxTypes;
+    }
 
     @Override
     public void onBatch(BatchReport report) {
@@ -48,7 +62,7 @@ final class Activity implements RelayListener {
             int slot = o == Outcome.PUBLISHED ? 0 : o == Outcome.RETRY ? 1 : 2;
             (slot == 0 ? published : slot == 1 ? retried : dead).incrementAndGet();
             byType
-                    .computeIfAbsent(e.eventType(), k ->
+                    .computeIfAbsent(label(e.eventType()), k ->
                             new AtomicLong[] {new AtomicLong(), new AtomicLong(), new AtomicLong()})[slot]
                     .incrementAndGet();
         }
@@ -57,6 +71,14 @@ final class Activity implements RelayListener {
     @Override
     public void onError(String relay, String phase, Throwable error) {
         errors.incrementAndGet();
+    }
+
+    /** The type itself while fewer than {@code maxTypes} have counts (or it has some), else the other row. */
+    private String label(String type) {
+        if (byType.containsKey(type) || byType.size() < maxTypes) {
+            return type;
+        }
+        return TopTypes.OTHER;
     }
 
     /** Appends one point to the history: what happened since the previous call. */

@@ -82,8 +82,9 @@ final class ConfigLoader {
             }
             sources.add(s);
         }
+        ServerConfig.Startup startup = startup(root.object("startup"));
         root.rejectUnknown();
-        return new ServerConfig(admin, sources);
+        return new ServerConfig(admin, sources, startup);
     }
 
     private static ServerConfig.Admin admin(ConfigNode a) {
@@ -103,8 +104,35 @@ final class ConfigLoader {
                             + " (generate one with: openssl rand -hex 24)");
         }
         boolean dashboard = a.bool("dashboard", true);
+        ServerConfig.Limits d = ServerConfig.Limits.DEFAULT;
+        Duration requestTimeout = between(a, "request-timeout", d.requestTimeout(), Duration.ofMillis(100));
+        Duration idleTimeout = between(a, "idle-timeout", d.idleTimeout(), Duration.ofMillis(100));
+        int maxConnections = a.integer("max-connections", d.maxConnections(), 8, 100_000);
+        int maxEventTypes = a.integer("max-event-types", d.maxEventTypes(), 1, 10_000);
         a.rejectUnknown();
-        return new ServerConfig.Admin(host, port, token, dashboard);
+        return new ServerConfig.Admin(
+                host,
+                port,
+                token,
+                dashboard,
+                new ServerConfig.Limits(requestTimeout, idleTimeout, maxConnections, maxEventTypes));
+    }
+
+    private static ServerConfig.Startup startup(ConfigNode s) {
+        ServerConfig.Startup d = ServerConfig.Startup.DEFAULT;
+        boolean retry = s.bool("retry", d.retry());
+        Duration maxBackoff = between(s, "max-backoff", d.maxBackoff(), Duration.ofMillis(100));
+        s.rejectUnknown();
+        return new ServerConfig.Startup(retry, maxBackoff);
+    }
+
+    /** A duration of at least {@code min} and at most a day. */
+    private static Duration between(ConfigNode n, String key, Duration def, Duration min) {
+        Duration d = n.duration(key, def);
+        if (d.compareTo(min) < 0 || d.compareTo(Duration.ofDays(1)) > 0) {
+            throw new ConfigException(n.key(key), "must be between " + min.toMillis() + "ms and 1d, not " + d);
+        }
+        return d;
     }
 
     private static ServerConfig.Source source(ConfigNode s) {

@@ -13,10 +13,13 @@ import io.txoutbox.micrometer.OutboxMetrics;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.Publisher;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,16 +36,23 @@ final class RelaySource implements AutoCloseable {
     private final String key;
     private final List<AutoCloseable> created = new ArrayList<>();
     private final List<Relay> relays = new ArrayList<>();
-    private final Activity activity = new Activity();
+    private final Activity activity;
     private final List<String> transports = new ArrayList<>();
     private HikariDataSource pool;
     private Outbox outbox;
     private Dialect dialect;
     private volatile boolean closed;
+    private final ReentrantLock attempt = new ReentrantLock();
+    private MeterRegistry registry;
+    private final int maxTypes;
+    private volatile String waiting;
+    private RuntimeException waitingCause;
 
-    private RelaySource(ServerConfig.Source config, String key) {
+    private RelaySource(ServerConfig.Source config, String key, int maxTypes) {
         this.config = config;
         this.key = key;
+        this.maxTypes = maxTypes;
+        this.activity = new Activity(maxTypes);
     }
 
     /**
@@ -51,20 +61,88 @@ final class RelaySource implements AutoCloseable {
      * @param config the source
      * @param key its configuration key, e.g. {@code sources[0]}, for error messages
      * @param registry where its meters go
-     * @throws ConfigException naming the key when the database, the table or a transport refuses
+     * @throws ConfigException naming the key when the database, the table or a transport refuses, or the
+     *     database cannot be reached
      */
     static RelaySource open(ServerConfig.Source config, String key, MeterRegistry registry) {
-        RelaySource s = new RelaySource(config, key);
+        RelaySource s = prepare(config, key, registry);
+        if (!s.tryConnect()) {
+            throw s.unreachable();
+        }
+        return s;
+    }
+
+    /**
+     * A source that is not connected yet: {@link #tryConnect()} connects it.
+     *
+     * @param config the source
+     * @param key its configuration key, e.g. {@code sources[0]}, for error messages
+     * @param registry where its meters go
+     * @return the source, waiting for its database
+     */
+    static RelaySource prepare(ServerConfig.Source config, String key, MeterRegistry registry) {
+        return prepare(config, key, registry, ServerConfig.Limits.DEFAULT.maxEventTypes());
+    }
+
+    /**
+     * As {@link #prepare(ServerConfig.Source, String, MeterRegistry)}, with a bound on the event types
+     * that get meters and activity rows of their own ({@code admin.max-event-types}).
+     */
+    static RelaySource prepare(ServerConfig.Source config, String key, MeterRegistry registry, int maxTypes) {
+        RelaySource s = new RelaySource(config, key, maxTypes);
+        s.registry = registry;
+        s.waiting = "not connected yet";
+        return s;
+    }
+
+    /**
+     * One attempt to connect: the database, the table, the transports and the relays (not started). On
+     * unavailability ({@link DatabaseFailure}) everything this attempt opened is closed again and the
+     * reason is kept for {@link #waitingFor()}; any other failure is closed too, and thrown.
+     *
+     * @return whether the source is connected now
+     * @throws ConfigException naming the key when the database or the table refuses the configuration
+     */
+    boolean tryConnect() {
+        attempt.lock();
         try {
-            s.build(registry);
-            return s;
-        } catch (RuntimeException e) {
-            s.close();
-            throw e;
+            if (closed || waiting == null) {
+                return waiting == null && !closed;
+            }
+            try {
+                build(registry);
+                waiting = null;
+                waitingCause = null;
+                return true;
+            } catch (RuntimeException e) {
+                closeCreated();
+                if (!DatabaseFailure.isUnavailability(e)) {
+                    throw e;
+                }
+                waiting = DatabaseFailure.reason(e);
+                waitingCause = e;
+                return false;
+            }
+        } finally {
+            attempt.unlock();
         }
     }
 
+    /** @return why the source is not connected yet, or {@code null} when it is */
+    String waitingFor() {
+        return waiting;
+    }
+
+    /** @return the error of a start that may not wait: the database cannot be reached */
+    ConfigException unreachable() {
+        return new ConfigException(
+                key + ".jdbc-url",
+                "cannot connect (" + Masking.jdbcUrl(config.jdbcUrl()) + ", user " + config.user() + "): " + waiting,
+                waitingCause);
+    }
+
     private void build(MeterRegistry registry) {
+        probe();
         HikariConfig h = new HikariConfig();
         h.setPoolName("txoutbox-" + config.name());
         h.setJdbcUrl(config.jdbcUrl());
@@ -80,17 +158,6 @@ final class RelaySource implements AutoCloseable {
         h.setInitializationFailTimeout(-1);
         pool = new HikariDataSource(h);
         created.add(pool);
-        try (Connection c = pool.getConnection()) {
-            c.isValid(5);
-        } catch (SQLException e) {
-            String what = e.getSQLState() != null && e.getSQLState().startsWith("28")
-                    ? "the database refused the user or password"
-                    : "cannot connect";
-            throw new ConfigException(
-                    key + ".jdbc-url",
-                    what + " (" + Masking.jdbcUrl(config.jdbcUrl()) + ", user " + config.user() + "): "
-                            + e.getMessage());
-        }
         try {
             dialect = config.dialect().equals("auto") ? Dialect.detect(pool) : Dialect.named(config.dialect());
         } catch (OutboxException e) {
@@ -126,6 +193,7 @@ final class RelaySource implements AutoCloseable {
         OutboxMetrics metrics = OutboxMetrics.builder(outbox, registry)
                 .tags(Tags.of("source", config.name()))
                 .statsRefresh(Duration.ofSeconds(5))
+                .maxTypes(maxTypes)
                 .build();
         created.add(metrics);
         ServerConfig.Relay r = config.relay();
@@ -144,6 +212,39 @@ final class RelaySource implements AutoCloseable {
                 rb.retainPublished(r.retainPublished());
             }
             relays.add(rb.build());
+        }
+    }
+
+    /**
+     * One connection straight from the driver, before the pool: a pool retries in the background and
+     * answers with a generic timeout after the whole connect timeout, while the driver says at once what
+     * the database said (a missing database, a wrong password, a refused connection).
+     *
+     * @throws ConfigException naming {@code jdbc-url} with the database's reason; its cause is the
+     *     driver's exception, so that {@link DatabaseFailure} can tell unavailability by SQLState
+     */
+    private void probe() {
+        Properties p = new Properties();
+        if (config.user() != null) {
+            p.setProperty("user", config.user());
+        }
+        if (config.password() != null) {
+            p.setProperty("password", config.password().value());
+        }
+        try (Connection c = DriverManager.getDriver(config.jdbcUrl()).connect(config.jdbcUrl(), p)) {
+            if (c == null) {
+                throw new ConfigException(key + ".jdbc-url", "no bundled JDBC driver accepts this URL");
+            }
+        } catch (SQLException e) {
+            String state = e.getSQLState();
+            String what = state != null && state.startsWith("28")
+                    ? "the database refused the user or password"
+                    : DatabaseFailure.isUnavailability(e) ? "cannot connect" : "the database refused the connection";
+            throw new ConfigException(
+                    key + ".jdbc-url",
+                    what + " (" + Masking.jdbcUrl(config.jdbcUrl()) + ", user " + config.user() + "): "
+                            + DatabaseFailure.reason(e),
+                    e);
         }
     }
 
@@ -202,8 +303,11 @@ final class RelaySource implements AutoCloseable {
         relays.forEach(Relay::resume);
     }
 
-    /** @return {@code running}, {@code paused} or {@code stopped} */
+    /** @return {@code running}, {@code paused}, {@code waiting} (for its database) or {@code stopped} */
     String status() {
+        if (!closed && waiting != null) {
+            return "waiting";
+        }
         if (closed || relays.stream().noneMatch(Relay::isRunning)) {
             return "stopped";
         }
@@ -212,10 +316,11 @@ final class RelaySource implements AutoCloseable {
 
     /** @return whether every relay runs and the database answers */
     boolean ready() {
-        if (closed || !relays.stream().allMatch(Relay::isRunning)) {
+        HikariDataSource p = pool;
+        if (closed || waiting != null || p == null || !relays.stream().allMatch(Relay::isRunning)) {
             return false;
         }
-        try (Connection c = pool.getConnection()) {
+        try (Connection c = p.getConnection()) {
             return c.isValid(2);
         } catch (SQLException e) {
             return false;
@@ -229,6 +334,16 @@ final class RelaySource implements AutoCloseable {
             return;
         }
         closed = true;
+        attempt.lock();
+        try {
+            closeCreated();
+        } finally {
+            attempt.unlock();
+        }
+    }
+
+    /** Closes what the last attempt created, relays first, so that a later attempt starts clean. */
+    private void closeCreated() {
         for (Relay r : relays) {
             try {
                 r.stop();
@@ -247,5 +362,11 @@ final class RelaySource implements AutoCloseable {
                         e.toString());
             }
         }
+        relays.clear();
+        created.clear();
+        transports.clear();
+        pool = null;
+        outbox = null;
+        dialect = null;
     }
 }

@@ -51,7 +51,7 @@ final class ServeCommands {
             if (port != null) {
                 config = withPort(config, port);
             }
-            RelayServer server = RelayServer.start(config);
+            RelayServer server = RelayServer.start(check ? config.failFast() : config);
             if (check) {
                 server.close();
                 out.println("txoutbox: configuration OK (" + config.sources().size() + " source(s))");
@@ -60,7 +60,7 @@ final class ServeCommands {
             out.println("txoutbox: relaying " + config.sources().size() + " source(s); admin API on http://"
                     + config.admin().host() + ":" + server.port() + "/ (Ctrl-C to stop)");
             out.flush();
-            return Lifecycle.runUntilStopped(server, duration(durationSeconds), out);
+            return Lifecycle.runUntilStopped(server, duration(durationSeconds), out, server.failure());
         }
     }
 
@@ -134,7 +134,6 @@ final class ServeCommands {
         if (port < 0 || port > 65_535) {
             throw new ConfigException("--port", "must be 0 to 65535, not " + port);
         }
-        ServerConfig.Admin a = c.admin();
-        return new ServerConfig(new ServerConfig.Admin(a.host(), port, a.token(), a.dashboard()), c.sources());
+        return new ServerConfig(c.admin().withPort(port), c.sources(), c.startup());
     }
 }
