@@ -38,6 +38,7 @@ final class RelaySource implements AutoCloseable {
     private HikariDataSource pool;
     private Outbox outbox;
     private Dialect dialect;
+    private RoutingPublisher routing;
     private volatile boolean closed;
 
     private RelaySource(ServerConfig.Source config, String key) {
@@ -65,6 +66,8 @@ final class RelaySource implements AutoCloseable {
     }
 
     private void build(MeterRegistry registry) {
+        // The transports first: a setting their library refuses is reported at once, database up or not.
+        RoutingPublisher publisher = openRoutes(registry);
         HikariConfig h = new HikariConfig();
         h.setPoolName("txoutbox-" + config.name());
         h.setJdbcUrl(config.jdbcUrl());
@@ -114,15 +117,6 @@ final class RelaySource implements AutoCloseable {
         } catch (OutboxException e) {
             throw new ConfigException(key + ".table", e.getMessage(), e);
         }
-        List<RoutingPublisher.Target> targets = new ArrayList<>();
-        for (ServerConfig.Route route : config.routes()) {
-            Publisher p = route.transport().open();
-            created.add(p);
-            targets.add(
-                    new RoutingPublisher.Target(route.types(), route.transport().name(), p));
-            transports.add(route.types() + " -> " + route.transport().describe());
-        }
-        RoutingPublisher publisher = new RoutingPublisher(targets);
         OutboxMetrics metrics = OutboxMetrics.builder(outbox, registry)
                 .tags(Tags.of("source", config.name()))
                 .statsRefresh(Duration.ofSeconds(5))
@@ -145,6 +139,35 @@ final class RelaySource implements AutoCloseable {
             }
             relays.add(rb.build());
         }
+    }
+
+    private RoutingPublisher openRoutes(MeterRegistry registry) {
+        List<RoutingPublisher.Target> targets = new ArrayList<>();
+        for (ServerConfig.Route route : config.routes()) {
+            Publisher p = route.transport().open();
+            created.add(p);
+            targets.add(new RoutingPublisher.Target(
+                    route.name(),
+                    route.types(),
+                    route.transport().name(),
+                    p,
+                    route.transport().describe()));
+            transports.add(route.name() + ": " + route.types() + " -> "
+                    + route.transport().describe());
+        }
+        routing = new RoutingPublisher(
+                targets,
+                config.relay().publishTimeout(),
+                registry,
+                Tags.of("source", config.name()),
+                java.time.InstantSource.system());
+        activity.track(routing.routes());
+        return routing;
+    }
+
+    /** @return each route's figures, in configuration order */
+    List<RouteStats> routes() {
+        return routing == null ? List.of() : routing.routes();
     }
 
     void start() {
