@@ -33,6 +33,7 @@ final class Activity implements RelayListener {
     private final Map<String, AtomicLong[]> byType = new ConcurrentHashMap<>();
     private final int maxTypes;
     private final ArrayDeque<Point> history = new ArrayDeque<>();
+    private volatile List<RouteStats> routes = List.of();
     private long lastPublished;
     private long lastRetried;
     private long lastDead;
@@ -81,8 +82,16 @@ final class Activity implements RelayListener {
         return TopTypes.OTHER;
     }
 
+    /** @param routes the source's routes, whose recent figures {@link #sample} rolls too */
+    void track(List<RouteStats> routes) {
+        this.routes = List.copyOf(routes);
+    }
+
     /** Appends one point to the history: what happened since the previous call. */
     synchronized void sample(long epochMillis) {
+        for (RouteStats r : routes) {
+            r.sample();
+        }
         long p = published.get();
         long r = retried.get();
         long d = dead.get();

@@ -346,10 +346,14 @@ final class AdminServer implements AutoCloseable {
                 if (age == null || !age.isTextual()) {
                     throw new HttpError(400, "give olderThan, a duration such as \"7d\", \"12h\" or \"PT30M\"");
                 }
-                Duration d = ConfigNode.parseDuration(age.asText());
-                if (d == null || d.isNegative()) {
-                    throw new HttpError(
-                            400, "olderThan '" + age.asText() + "' is not a duration such as 7d, 12h or PT30M");
+                Duration d;
+                try {
+                    d = ConfigNode.parseDuration(age.asText());
+                } catch (IllegalArgumentException e) {
+                    throw new HttpError(400, "olderThan: " + e.getMessage());
+                }
+                if (d.isNegative()) {
+                    throw new HttpError(400, "olderThan '" + age.asText() + "' is negative; give an age such as 7d");
                 }
                 int n = s.admin().purgePublished(d);
                 log.info(
@@ -424,6 +428,7 @@ final class AdminServer implements AutoCloseable {
                 .put("published", c.published())
                 .put("retried", c.retried())
                 .put("dead", c.dead()));
+        n.set("routes", routes(s));
         ArrayNode history = n.putArray("throughput");
         for (Activity.Point p : a.history()) {
             history.addObject()
@@ -435,13 +440,38 @@ final class AdminServer implements AutoCloseable {
         return n;
     }
 
+    /** Per route: what its broker did since start, whether it is failing, and its recent latency. */
+    private static ArrayNode routes(RelaySource s) {
+        ArrayNode list = JSON.createArrayNode();
+        for (RouteStats r : s.routes()) {
+            RouteStats.Snapshot x = r.snapshot();
+            ObjectNode o = list.addObject();
+            o.put("name", x.name()).put("transport", x.transport()).put("target", x.target());
+            x.types().forEach(o.putArray("types")::add);
+            o.put("published", x.published())
+                    .put("retried", x.retried())
+                    .put("dead", x.dead())
+                    .put("failures", x.failures())
+                    .put("heldBack", x.heldBack())
+                    .put("failing", x.failing())
+                    .put("lastError", x.lastError());
+            o.putObject("recent")
+                    .put("seconds", RouteStats.WINDOW)
+                    .put("publishedPerSecond", x.recentPerSecond())
+                    .put("meanLatencyMillis", x.recentMeanLatencyMillis())
+                    .put("maxLatencyMillis", x.recentMaxLatencyMillis());
+        }
+        return list;
+    }
+
     private static ObjectNode dead(RelaySource s, Map<String, String> query) {
         int limit = 50;
         if (query.containsKey("limit")) {
             try {
-                limit = Integer.parseInt(query.get("limit"));
+                limit = Integer.parseInt(query.get("limit").strip());
             } catch (NumberFormatException e) {
-                throw new HttpError(400, "limit '" + query.get("limit") + "' is not an integer");
+                throw new HttpError(
+                        400, "limit '" + query.get("limit") + "' is not an integer from 1 to " + DeadQuery.MAX_LIMIT);
             }
         }
         UUID after = query.containsKey("after") ? uuid("after", query.get("after")) : null;

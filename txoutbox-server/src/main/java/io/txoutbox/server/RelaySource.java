@@ -34,13 +34,18 @@ final class RelaySource implements AutoCloseable {
 
     private final ServerConfig.Source config;
     private final String key;
+    /** What one attempt to connect created (pool, meters); closed again when the attempt fails. */
     private final List<AutoCloseable> created = new ArrayList<>();
+    /** The routes' publishers: opened once, closed with the source. */
+    private final List<Publisher> publishers = new ArrayList<>();
+
     private final List<Relay> relays = new ArrayList<>();
     private final Activity activity;
     private final List<String> transports = new ArrayList<>();
     private HikariDataSource pool;
     private Outbox outbox;
     private Dialect dialect;
+    private RoutingPublisher routing;
     private volatile boolean closed;
     private final ReentrantLock attempt = new ReentrantLock();
     private MeterRegistry registry;
@@ -92,6 +97,12 @@ final class RelaySource implements AutoCloseable {
         RelaySource s = new RelaySource(config, key, maxTypes);
         s.registry = registry;
         s.waiting = "not connected yet";
+        try {
+            s.openRoutes(registry);
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
         return s;
     }
 
@@ -143,6 +154,7 @@ final class RelaySource implements AutoCloseable {
 
     private void build(MeterRegistry registry) {
         probe();
+        RoutingPublisher publisher = routing;
         HikariConfig h = new HikariConfig();
         h.setPoolName("txoutbox-" + config.name());
         h.setJdbcUrl(config.jdbcUrl());
@@ -181,15 +193,6 @@ final class RelaySource implements AutoCloseable {
         } catch (OutboxException e) {
             throw new ConfigException(key + ".table", e.getMessage(), e);
         }
-        List<RoutingPublisher.Target> targets = new ArrayList<>();
-        for (ServerConfig.Route route : config.routes()) {
-            Publisher p = route.transport().open();
-            created.add(p);
-            targets.add(
-                    new RoutingPublisher.Target(route.types(), route.transport().name(), p));
-            transports.add(route.types() + " -> " + route.transport().describe());
-        }
-        RoutingPublisher publisher = new RoutingPublisher(targets);
         OutboxMetrics metrics = OutboxMetrics.builder(outbox, registry)
                 .tags(Tags.of("source", config.name()))
                 .statsRefresh(Duration.ofSeconds(5))
@@ -246,6 +249,39 @@ final class RelaySource implements AutoCloseable {
                             + DatabaseFailure.reason(e),
                     e);
         }
+    }
+
+    /**
+     * Opens the transports of every route, once for the source's life: a setting their library refuses
+     * is reported at once, database up or not, and attempts to reach a late database do not reconnect
+     * the brokers or register the route meters again.
+     */
+    private void openRoutes(MeterRegistry registry) {
+        List<RoutingPublisher.Target> targets = new ArrayList<>();
+        for (ServerConfig.Route route : config.routes()) {
+            Publisher p = route.transport().open();
+            publishers.add(p);
+            targets.add(new RoutingPublisher.Target(
+                    route.name(),
+                    route.types(),
+                    route.transport().name(),
+                    p,
+                    route.transport().describe()));
+            transports.add(route.name() + ": " + route.types() + " -> "
+                    + route.transport().describe());
+        }
+        routing = new RoutingPublisher(
+                targets,
+                config.relay().publishTimeout(),
+                registry,
+                Tags.of("source", config.name()),
+                java.time.InstantSource.system());
+        activity.track(routing.routes());
+    }
+
+    /** @return each route's figures, in configuration order */
+    List<RouteStats> routes() {
+        return routing == null ? List.of() : routing.routes();
     }
 
     void start() {
@@ -337,6 +373,18 @@ final class RelaySource implements AutoCloseable {
         attempt.lock();
         try {
             closeCreated();
+            for (int i = publishers.size() - 1; i >= 0; i--) {
+                try {
+                    publishers.get(i).close();
+                } catch (Exception e) {
+                    log.warn(
+                            "txoutbox-server: closing a publisher of source '{}' failed: {}",
+                            config.name(),
+                            e.toString());
+                }
+            }
+            publishers.clear();
+            transports.clear();
         } finally {
             attempt.unlock();
         }
@@ -364,7 +412,6 @@ final class RelaySource implements AutoCloseable {
         }
         relays.clear();
         created.clear();
-        transports.clear();
         pool = null;
         outbox = null;
         dialect = null;

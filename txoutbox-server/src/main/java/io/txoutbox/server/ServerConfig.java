@@ -138,10 +138,11 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
 
     /**
      * @param key the configuration key of this route, for error messages
+     * @param name the route's name in metrics and the API ({@code route} tag), unique in its source
      * @param types exact event types, prefixes ending in {@code *}, or {@code *} for every type
      * @param transport the transport these events go to
      */
-    record Route(String key, List<String> types, Transports.Spec transport) {
+    record Route(String key, String name, List<String> types, Transports.Spec transport) {
         Route {
             types = List.copyOf(types);
         }
