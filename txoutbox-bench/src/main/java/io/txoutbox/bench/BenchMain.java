@@ -1,5 +1,6 @@
 package io.txoutbox.bench;
 
+import io.txoutbox.test.kafka.KafkaBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -114,7 +115,12 @@ public final class BenchMain {
         public synchronized KafkaBroker get() {
             if (broker == null) {
                 try {
-                    broker = KafkaBroker.start();
+                    // A benchmark's broker: more heap and a throughput collector; topics only as the harness creates
+                    // them.
+                    broker = KafkaBroker.builder()
+                            .autoCreateTopics(false)
+                            .jvmOptions("-Xms256m", "-Xmx1g", "-XX:+UseParallelGC")
+                            .start();
                 } catch (Exception e) {
                     throw new IllegalStateException("the Kafka broker did not start: " + e.getMessage(), e);
                 }

@@ -14,6 +14,7 @@ import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
 import io.txoutbox.spi.Router;
+import io.txoutbox.test.kafka.KafkaBroker;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

@@ -8,6 +8,7 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Router;
+import io.txoutbox.test.kafka.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -82,7 +83,7 @@ class KafkaPublisherTest {
             throws Exception {
         String topic = KafkaBroker.newTopic("large");
         RealKafka.broker().createTopic(topic, 1);
-        byte[] big = new byte[KafkaBroker.MAX_MESSAGE_BYTES + 10_000];
+        byte[] big = new byte[RealKafka.broker().maxMessageBytes() + 10_000];
         Arrays.fill(big, (byte) 'x');
         List<ClaimedEvent> batch = List.of(
                 event("a", topic, "{}".getBytes(StandardCharsets.UTF_8)),

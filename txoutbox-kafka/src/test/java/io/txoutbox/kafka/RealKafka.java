@@ -1,5 +1,6 @@
 package io.txoutbox.kafka;
 
+import io.txoutbox.test.kafka.KafkaBroker;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 

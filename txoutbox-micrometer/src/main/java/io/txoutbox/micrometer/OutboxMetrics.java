@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -43,7 +44,8 @@ import java.util.function.ToDoubleFunction;
  *
  * <ul>
  *   <li>{@code txoutbox.events.published}, {@code txoutbox.events.retried}, {@code txoutbox.events.dead}
- *       (counters, tags {@code relay} and {@code type}; fenced events are not counted);
+ *       (counters, tags {@code relay} and {@code type}; fenced events are not counted; the first {@link
+ *       Builder#maxTypes(int)} types seen have their own {@code type}, later ones count as {@code <other>});
  *   <li>{@code txoutbox.events.fenced} (counter, tag {@code relay}): marks refused because another relay
  *       took the lease over;
  *   <li>{@code txoutbox.relay.errors} (counter, tags {@code relay} and {@code phase}: claim, publish,
@@ -62,6 +64,8 @@ import java.util.function.ToDoubleFunction;
  */
 public final class OutboxMetrics implements AutoCloseable {
     static final String UNREADABLE_TYPE = "<unreadable>";
+    /** The {@code type} tag of every event type beyond the first {@link Builder#maxTypes(int)}. */
+    public static final String OTHER_TYPE = "<other>";
 
     private final Outbox outbox;
     private final MeterRegistry registry;
@@ -69,6 +73,10 @@ public final class OutboxMetrics implements AutoCloseable {
     private final double[] percentiles;
     private final boolean histogram;
     private final boolean typeTag;
+    private final int maxTypes;
+    private final Set<String> types = ConcurrentHashMap.newKeySet();
+    private final ReentrantLock typesLock = new ReentrantLock();
+    private volatile boolean typesFull;
     private final StatsCache stats;
     private final Set<Meter.Id> registered = ConcurrentHashMap.newKeySet();
     private final Map<MeterKey, Counter> counters = new ConcurrentHashMap<>();
@@ -83,6 +91,7 @@ public final class OutboxMetrics implements AutoCloseable {
         this.percentiles = b.percentiles.clone();
         this.histogram = b.histogram;
         this.typeTag = b.typeTag;
+        this.maxTypes = b.maxTypes;
         this.stats = new StatsCache(b.outbox, b.registry.config().clock(), b.statsRefresh);
         gauge(
                 "txoutbox.events.pending",
@@ -178,7 +187,35 @@ public final class OutboxMetrics implements AutoCloseable {
     private record MeterKey(String name, Tags tags) {}
 
     private Tags typeTags(String relay, String type) {
-        return typeTag ? Tags.of("relay", relay, "type", type) : Tags.of("relay", relay);
+        return typeTag ? Tags.of("relay", relay, "type", typeLabel(type)) : Tags.of("relay", relay);
+    }
+
+    /**
+     * The first {@code maxTypes} event types seen keep their own series for the life of this object; every
+     * later one counts under {@link #OTHER_TYPE}. A type never moves between its own series and the other
+     * one: counters stay monotonic, so {@code rate()} and sums over types stay right.
+     */
+    private String typeLabel(String type) {
+        if (type.equals(UNREADABLE_TYPE) || types.contains(type)) {
+            return type;
+        }
+        if (typesFull) {
+            return OTHER_TYPE;
+        }
+        typesLock.lock();
+        try {
+            if (types.contains(type)) {
+                return type;
+            }
+            if (types.size() < maxTypes) {
+                types.add(type);
+                return type;
+            }
+            typesFull = true;
+            return OTHER_TYPE;
+        } finally {
+            typesLock.unlock();
+        }
     }
 
     private final class Listener implements RelayListener {
@@ -268,13 +305,17 @@ public final class OutboxMetrics implements AutoCloseable {
     @Override
     public String toString() {
         return "OutboxMetrics[table=" + outbox.table() + ", percentiles=" + Arrays.toString(percentiles)
-                + ", histogram=" + histogram + ", closed=" + closed.get() + "]";
+                + ", histogram=" + histogram + ", maxTypes=" + maxTypes + ", closed=" + closed.get() + "]";
     }
 
     /** Builds {@link OutboxMetrics}; every setting is checked at {@link #build()}. */
     public static final class Builder {
         /** How often the gauges read the table at most, unless configured. */
         public static final Duration DEFAULT_STATS_REFRESH = Duration.ofSeconds(10);
+        /** How many event types get series of their own, unless configured. */
+        public static final int DEFAULT_MAX_TYPES = 50;
+        /** The largest {@link #maxTypes(int)} accepted. */
+        public static final int MAX_TYPES_LIMIT = 10_000;
 
         final Outbox outbox;
         final MeterRegistry registry;
@@ -282,6 +323,7 @@ public final class OutboxMetrics implements AutoCloseable {
         double[] percentiles = {0.5, 0.99};
         boolean histogram;
         boolean typeTag = true;
+        int maxTypes = DEFAULT_MAX_TYPES;
         Duration statsRefresh = DEFAULT_STATS_REFRESH;
 
         private Builder(Outbox outbox, MeterRegistry registry) {
@@ -330,6 +372,17 @@ public final class OutboxMetrics implements AutoCloseable {
         }
 
         /**
+         * @param maxTypes how many event types get {@code type}-tagged series of their own (default 50, 1 to
+         *     10,000): the first ones seen; every later type counts under {@code type="<other>"}, so that a
+         *     table with thousands of types cannot grow the registry (and every scrape) without bound
+         * @return this builder
+         */
+        public Builder maxTypes(int maxTypes) {
+            this.maxTypes = maxTypes;
+            return this;
+        }
+
+        /**
          * @param statsRefresh how long the gauges reuse one stats read (default 10 s); a scrape after it
          *     passed reads the table again
          * @return this builder
@@ -361,6 +414,13 @@ public final class OutboxMetrics implements AutoCloseable {
                             "0..1",
                             "OutboxMetrics.Builder.percentiles contains " + p + "; each must be between 0 and 1");
                 }
+            }
+            if (maxTypes < 1 || maxTypes > MAX_TYPES_LIMIT) {
+                throw new OutboxValidationException(
+                        "OutboxMetrics.Builder.maxTypes",
+                        "1.." + MAX_TYPES_LIMIT,
+                        "OutboxMetrics.Builder.maxTypes is " + maxTypes + "; it must be between 1 and "
+                                + MAX_TYPES_LIMIT);
             }
             if (statsRefresh == null || statsRefresh.isNegative()) {
                 throw new OutboxValidationException(

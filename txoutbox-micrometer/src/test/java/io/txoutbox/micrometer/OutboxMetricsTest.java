@@ -50,6 +50,38 @@ class OutboxMetricsTest {
     }
 
     @Test
+    void thousands_of_event_types_make_at_most_max_types_series_and_count_the_rest_as_other() {
+        Outbox outbox = pg.outbox().build();
+        OutboxMetrics metrics = track(OutboxMetrics.builder(outbox, registry).build());
+        Relay relay = track(outbox.relay(new RecordingPublisher())
+                .name("many")
+                .batchSize(1000)
+                .listener(metrics.relayListener())
+                .build());
+        int n = 5_000;
+        List<OutboxEvent> events = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            events.add(event("type." + i, "a-" + i));
+        }
+        outbox.inTransaction(c -> outbox.appendAll(c, events));
+        relay.start();
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> published() == n);
+        var series = registry.find("txoutbox.events.published").counters();
+        assertThat(series).hasSize(OutboxMetrics.Builder.DEFAULT_MAX_TYPES + 1);
+        assertThat(registry.get("txoutbox.events.published")
+                        .tags("type", OutboxMetrics.OTHER_TYPE)
+                        .counter()
+                        .count())
+                .isEqualTo(n - OutboxMetrics.Builder.DEFAULT_MAX_TYPES);
+        assertThat(registry.getMeters()).hasSizeLessThan(100);
+        assertThatThrownBy(() ->
+                        OutboxMetrics.builder(outbox, registry).maxTypes(0).build())
+                .isInstanceOf(OutboxValidationException.class)
+                .hasMessageContaining("OutboxMetrics.Builder.maxTypes is 0");
+    }
+
+    @Test
     void published_counter_and_latency_timer_count_every_event_a_running_relay_publishes() {
         Outbox outbox = pg.outbox().build();
         OutboxMetrics metrics = track(OutboxMetrics.builder(outbox, registry).build());

@@ -31,10 +31,25 @@ final class Activity implements RelayListener {
     private final AtomicLong dead = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final Map<String, AtomicLong[]> byType = new ConcurrentHashMap<>();
+    private final int maxTypes;
     private final ArrayDeque<Point> history = new ArrayDeque<>();
+    private volatile List<RouteStats> routes = List.of();
     private long lastPublished;
     private long lastRetried;
     private long lastDead;
+
+    /** With the default bound of 50 event types. */
+    Activity() {
+        this(ServerConfig.Limits.DEFAULT.maxEventTypes());
+    }
+
+    /**
+     * @param maxTypes how many event types get counts of their own: the first ones relayed; later types
+     *     are counted under {@link TopTypes#OTHER}, so memory and the stats answer stay bounded
+     */
+    Activity(int maxTypes) {
+        this.maxTypes = maxTypes;
+    }
 
     @Override
     public void onBatch(BatchReport report) {
@@ -48,7 +63,7 @@ final class Activity implements RelayListener {
             int slot = o == Outcome.PUBLISHED ? 0 : o == Outcome.RETRY ? 1 : 2;
             (slot == 0 ? published : slot == 1 ? retried : dead).incrementAndGet();
             byType
-                    .computeIfAbsent(e.eventType(), k ->
+                    .computeIfAbsent(label(e.eventType()), k ->
                             new AtomicLong[] {new AtomicLong(), new AtomicLong(), new AtomicLong()})[slot]
                     .incrementAndGet();
         }
@@ -59,8 +74,24 @@ final class Activity implements RelayListener {
         errors.incrementAndGet();
     }
 
+    /** The type itself while fewer than {@code maxTypes} have counts (or it has some), else the other row. */
+    private String label(String type) {
+        if (byType.containsKey(type) || byType.size() < maxTypes) {
+            return type;
+        }
+        return TopTypes.OTHER;
+    }
+
+    /** @param routes the source's routes, whose recent figures {@link #sample} rolls too */
+    void track(List<RouteStats> routes) {
+        this.routes = List.copyOf(routes);
+    }
+
     /** Appends one point to the history: what happened since the previous call. */
     synchronized void sample(long epochMillis) {
+        for (RouteStats r : routes) {
+            r.sample();
+        }
         long p = published.get();
         long r = retried.get();
         long d = dead.get();

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.txoutbox.DeadEvent;
 import io.txoutbox.DeadQuery;
@@ -14,10 +12,12 @@ import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxStats;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.BindException;
-import java.net.InetSocketAddress;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.net.URLDecoder;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -29,15 +29,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The server's HTTP side, on the JDK's own {@code com.sun.net.httpserver}: the admin API under {@code
+ * The server's HTTP side, on Jetty behind {@link HttpFront}'s bounds: the admin API under {@code
  * /api/} (bearer token on every route), the dashboard's static files, and {@code /health}, {@code
  * /ready} and {@code /metrics} for the platform (no token: they change nothing and reveal no event).
  *
@@ -51,72 +47,98 @@ final class AdminServer implements AutoCloseable {
     private static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
             + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-    private final HttpServer http;
-    private final ExecutorService executor;
+    private HttpFront http;
     private final byte[] tokenDigest;
     private final RelayServer server;
     private final PrometheusMeterRegistry registry;
     private final boolean dashboard;
+    private final int maxTypes;
 
     private AdminServer(
-            HttpServer http,
-            ExecutorService executor,
-            byte[] tokenDigest,
-            RelayServer server,
-            PrometheusMeterRegistry registry,
-            boolean dashboard) {
-        this.http = http;
-        this.executor = executor;
+            byte[] tokenDigest, RelayServer server, PrometheusMeterRegistry registry, boolean dashboard, int maxTypes) {
         this.tokenDigest = tokenDigest;
         this.server = server;
         this.registry = registry;
         this.dashboard = dashboard;
+        this.maxTypes = maxTypes;
     }
 
     /**
-     * @throws ConfigException naming {@code admin.port} when the port is taken
+     * Binds and serves, with the request, idle and connection bounds of {@code config.limits()}.
+     *
+     * @throws ConfigException naming {@code admin.port} when the port is taken, {@code admin.host} when the
+     *     address is not this machine's, with the operating system's words
      */
     static AdminServer start(ServerConfig.Admin config, RelayServer server, PrometheusMeterRegistry registry) {
-        HttpServer http;
+        AdminServer admin = new AdminServer(
+                sha256(config.token().value()),
+                server,
+                registry,
+                config.dashboard(),
+                config.limits().maxEventTypes());
         try {
-            http = HttpServer.create(new InetSocketAddress(config.host(), config.port()), 64);
-        } catch (BindException e) {
-            throw new ConfigException(
-                    "admin.port",
-                    "port " + config.port() + " on " + config.host()
-                            + " is already in use (or not allowed); stop the program using it, or choose another"
-                            + " port with --port or admin.port");
+            admin.http = HttpFront.start(config, admin::handle);
         } catch (IOException e) {
-            throw new ConfigException(
-                    "admin.host", "cannot listen on " + config.host() + ":" + config.port() + ": " + e);
+            throw bindError(config, e);
         }
-        AtomicInteger n = new AtomicInteger();
-        ExecutorService executor = Executors.newFixedThreadPool(4, r -> {
-            Thread t = new Thread(r, "txoutbox-admin-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        AdminServer admin =
-                new AdminServer(http, executor, sha256(config.token().value()), server, registry, config.dashboard());
-        http.createContext("/", admin::handle);
-        http.setExecutor(executor);
-        http.start();
         return admin;
     }
 
+    /**
+     * Names what really failed: a port in use is {@code admin.port}; an address that is not one of this
+     * machine's (or that does not resolve) is {@code admin.host}; the operating system's own words follow.
+     */
+    static ConfigException bindError(ServerConfig.Admin config, IOException e) {
+        String where = config.host() + ":" + config.port();
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(config.host());
+        } catch (UnknownHostException unknown) {
+            return new ConfigException(
+                    "admin.host", "cannot listen on " + where + ": the host name does not resolve", e);
+        }
+        boolean local;
+        try {
+            local = address.isAnyLocalAddress()
+                    || address.isLoopbackAddress()
+                    || NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException unknown) {
+            local = true;
+        }
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String reason = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        if (!local) {
+            return new ConfigException(
+                    "admin.host",
+                    "cannot listen on " + where + ": " + reason + " (" + address.getHostAddress()
+                            + " is not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses)",
+                    e);
+        }
+        if (root instanceof BindException) {
+            return new ConfigException(
+                    "admin.port",
+                    "cannot listen on " + where + ": " + reason + " (is the port already in use? stop the program"
+                            + " using it, or choose another port with --port or admin.port)",
+                    e);
+        }
+        return new ConfigException("admin.host", "cannot listen on " + where + ": " + reason, e);
+    }
+
+    /** @return the connections open now */
+    int connections() {
+        return http.connections();
+    }
+
     int port() {
-        return http.getAddress().getPort();
+        return http.port();
     }
 
     @Override
     public void close() {
-        http.stop(1);
-        executor.shutdown();
-        try {
-            executor.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        http.close();
     }
 
     /** An HTTP error with its status and message, answered as {@code {"error": ...}}. */
@@ -130,10 +152,10 @@ final class AdminServer implements AutoCloseable {
         }
     }
 
-    private void handle(HttpExchange ex) throws IOException {
-        try (ex) {
-            String path = ex.getRequestURI().getRawPath();
-            String method = ex.getRequestMethod();
+    private void handle(Exchange ex) {
+        String path = ex.rawPath();
+        String method = ex.method();
+        try {
             try {
                 if (path.startsWith("/api/") || path.equals("/api")) {
                     requireToken(ex);
@@ -153,12 +175,17 @@ final class AdminServer implements AutoCloseable {
                         "internal error: " + e.getClass().getSimpleName()
                                 + (e.getMessage() == null ? "" : ": " + e.getMessage()));
             }
+        } catch (IOException e) {
+            // The client went away, or was too slow and its connection was closed: nobody to answer.
+            if (!ex.sent()) {
+                ex.fail(e);
+            }
         }
     }
 
     // ---- platform routes, no token ----
 
-    private void operations(HttpExchange ex, String method, String path) throws IOException {
+    private void operations(Exchange ex, String method, String path) throws IOException {
         Map<String, String> staticFiles = Map.of(
                 "/", "index.html",
                 "/index.html", "index.html",
@@ -174,13 +201,21 @@ final class AdminServer implements AutoCloseable {
                 onlyGet(method);
                 ObjectNode body = JSON.createObjectNode();
                 ObjectNode sources = body.putObject("sources");
+                ObjectNode reasons = JSON.createObjectNode();
                 boolean ready = true;
                 for (RelaySource s : server.sources()) {
                     boolean r = s.ready();
                     ready &= r;
                     sources.put(s.name(), r ? "ready" : "not ready");
+                    String waiting = s.waitingFor();
+                    if (waiting != null) {
+                        reasons.put(s.name(), "waiting for the database: " + waiting);
+                    }
                 }
                 body.put("status", ready ? "ready" : "not ready");
+                if (!reasons.isEmpty()) {
+                    body.set("reasons", reasons);
+                }
                 json(ex, ready ? 200 : 503, body);
             }
             case "/metrics" -> {
@@ -202,7 +237,7 @@ final class AdminServer implements AutoCloseable {
         }
     }
 
-    private void serveResource(HttpExchange ex, String file) throws IOException {
+    private void serveResource(Exchange ex, String file) throws IOException {
         byte[] bytes;
         try (InputStream in = AdminServer.class.getResourceAsStream("dashboard/" + file)) {
             if (in == null) {
@@ -215,27 +250,27 @@ final class AdminServer implements AutoCloseable {
                 : file.endsWith(".js")
                         ? "text/javascript; charset=utf-8"
                         : file.endsWith(".css") ? "text/css; charset=utf-8" : "image/svg+xml";
-        ex.getResponseHeaders().set("Content-Security-Policy", CSP);
+        ex.setHeader("Content-Security-Policy", CSP);
         send(ex, 200, type, bytes);
     }
 
     // ---- admin API, token required ----
 
-    private void requireToken(HttpExchange ex) {
-        String header = ex.getRequestHeaders().getFirst("Authorization");
+    private void requireToken(Exchange ex) {
+        String header = ex.header("Authorization");
         String given = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7)
                 ? header.substring(7).strip()
                 : "";
         // Digests of equal length, compared in constant time: neither the content nor the length of the
         // token leaks through timing.
         if (header == null || !MessageDigest.isEqual(sha256(given), tokenDigest)) {
-            ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"txoutbox\"");
+            ex.setHeader("WWW-Authenticate", "Bearer realm=\"txoutbox\"");
             throw new HttpError(
                     401, header == null ? "missing bearer token (Authorization: Bearer <token>)" : "wrong token");
         }
     }
 
-    private void api(HttpExchange ex, String method, String path) throws IOException {
+    private void api(Exchange ex, String method, String path) throws IOException {
         List<String> parts = new ArrayList<>();
         for (String p : path.split("/")) {
             if (!p.isEmpty()) {
@@ -264,6 +299,9 @@ final class AdminServer implements AutoCloseable {
                             + server.sources().stream().map(RelaySource::name).toList());
         }
         String action = parts.size() == 2 ? "" : String.join("/", parts.subList(2, parts.size()));
+        if (!action.isEmpty() && s.waitingFor() != null) {
+            throw new HttpError(503, "source '" + s.name() + "' waits for its database: " + s.waitingFor());
+        }
         Map<String, String> query = query(ex);
         switch (action) {
             case "" -> {
@@ -308,10 +346,14 @@ final class AdminServer implements AutoCloseable {
                 if (age == null || !age.isTextual()) {
                     throw new HttpError(400, "give olderThan, a duration such as \"7d\", \"12h\" or \"PT30M\"");
                 }
-                Duration d = ConfigNode.parseDuration(age.asText());
-                if (d == null || d.isNegative()) {
-                    throw new HttpError(
-                            400, "olderThan '" + age.asText() + "' is not a duration such as 7d, 12h or PT30M");
+                Duration d;
+                try {
+                    d = ConfigNode.parseDuration(age.asText());
+                } catch (IllegalArgumentException e) {
+                    throw new HttpError(400, "olderThan: " + e.getMessage());
+                }
+                if (d.isNegative()) {
+                    throw new HttpError(400, "olderThan '" + age.asText() + "' is negative; give an age such as 7d");
                 }
                 int n = s.admin().purgePublished(d);
                 log.info(
@@ -342,8 +384,8 @@ final class AdminServer implements AutoCloseable {
         ObjectNode n = JSON.createObjectNode();
         n.put("name", s.name());
         n.put("status", s.status());
-        n.put("table", s.outbox().table());
-        n.put("dialect", s.dialect().name());
+        n.put("table", s.outbox() == null ? c.table() : s.outbox().table());
+        n.put("dialect", s.dialect() == null ? c.dialect() : s.dialect().name());
         n.put("jdbcUrl", Masking.jdbcUrl(c.jdbcUrl()));
         n.put("user", c.user());
         n.put("ordered", c.ordered() == null ? null : c.ordered().name().toLowerCase());
@@ -354,7 +396,7 @@ final class AdminServer implements AutoCloseable {
         return n;
     }
 
-    private static ObjectNode stats(RelaySource s) {
+    private ObjectNode stats(RelaySource s) {
         OutboxStats st = s.admin().stats();
         ObjectNode n = JSON.createObjectNode();
         n.put("source", s.name());
@@ -368,7 +410,9 @@ final class AdminServer implements AutoCloseable {
         n.put("blockedAggregates", st.blockedAggregates());
         n.put("blockedEvents", st.blockedEvents());
         ObjectNode table = n.putObject("byType");
-        st.byType().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> table.putObject(e.getKey())
+        Map<String, OutboxStats.TypeStats> shown = TopTypes.of(st.byType(), maxTypes);
+        n.put("types", st.byType().size());
+        shown.entrySet().forEach(e -> table.putObject(e.getKey())
                 .put("pending", e.getValue().pending())
                 .put("inFlight", e.getValue().inFlight())
                 .put("retrying", e.getValue().retrying())
@@ -384,6 +428,7 @@ final class AdminServer implements AutoCloseable {
                 .put("published", c.published())
                 .put("retried", c.retried())
                 .put("dead", c.dead()));
+        n.set("routes", routes(s));
         ArrayNode history = n.putArray("throughput");
         for (Activity.Point p : a.history()) {
             history.addObject()
@@ -395,13 +440,38 @@ final class AdminServer implements AutoCloseable {
         return n;
     }
 
+    /** Per route: what its broker did since start, whether it is failing, and its recent latency. */
+    private static ArrayNode routes(RelaySource s) {
+        ArrayNode list = JSON.createArrayNode();
+        for (RouteStats r : s.routes()) {
+            RouteStats.Snapshot x = r.snapshot();
+            ObjectNode o = list.addObject();
+            o.put("name", x.name()).put("transport", x.transport()).put("target", x.target());
+            x.types().forEach(o.putArray("types")::add);
+            o.put("published", x.published())
+                    .put("retried", x.retried())
+                    .put("dead", x.dead())
+                    .put("failures", x.failures())
+                    .put("heldBack", x.heldBack())
+                    .put("failing", x.failing())
+                    .put("lastError", x.lastError());
+            o.putObject("recent")
+                    .put("seconds", RouteStats.WINDOW)
+                    .put("publishedPerSecond", x.recentPerSecond())
+                    .put("meanLatencyMillis", x.recentMeanLatencyMillis())
+                    .put("maxLatencyMillis", x.recentMaxLatencyMillis());
+        }
+        return list;
+    }
+
     private static ObjectNode dead(RelaySource s, Map<String, String> query) {
         int limit = 50;
         if (query.containsKey("limit")) {
             try {
-                limit = Integer.parseInt(query.get("limit"));
+                limit = Integer.parseInt(query.get("limit").strip());
             } catch (NumberFormatException e) {
-                throw new HttpError(400, "limit '" + query.get("limit") + "' is not an integer");
+                throw new HttpError(
+                        400, "limit '" + query.get("limit") + "' is not an integer from 1 to " + DeadQuery.MAX_LIMIT);
             }
         }
         UUID after = query.containsKey("after") ? uuid("after", query.get("after")) : null;
@@ -471,8 +541,12 @@ final class AdminServer implements AutoCloseable {
         }
     }
 
-    private static JsonNode body(HttpExchange ex) throws IOException {
-        byte[] bytes = ex.getRequestBody().readNBytes(MAX_BODY + 1);
+    private static JsonNode body(Exchange ex) throws IOException {
+        if (ex.declaredLength() > MAX_BODY) {
+            // Refused before a byte is read: a huge body cannot hold a worker while it trickles in.
+            throw new HttpError(413, "the request body is larger than " + MAX_BODY + " bytes");
+        }
+        byte[] bytes = ex.body(MAX_BODY);
         if (bytes.length > MAX_BODY) {
             throw new HttpError(413, "the request body is larger than " + MAX_BODY + " bytes");
         }
@@ -490,9 +564,9 @@ final class AdminServer implements AutoCloseable {
         }
     }
 
-    private static Map<String, String> query(HttpExchange ex) {
+    private static Map<String, String> query(Exchange ex) {
         Map<String, String> out = new HashMap<>();
-        String raw = ex.getRequestURI().getRawQuery();
+        String raw = ex.rawQuery();
         if (raw == null) {
             return out;
         }
@@ -521,24 +595,21 @@ final class AdminServer implements AutoCloseable {
         return new HttpError(405, "method not allowed here; use " + allowed);
     }
 
-    private static void json(HttpExchange ex, int status, JsonNode body) throws IOException {
+    private static void json(Exchange ex, int status, JsonNode body) throws IOException {
         send(ex, status, "application/json", JSON.writeValueAsBytes(body));
     }
 
-    private static void error(HttpExchange ex, int status, String message) throws IOException {
+    private static void error(Exchange ex, int status, String message) throws IOException {
         json(ex, status, JSON.createObjectNode().put("error", message));
     }
 
-    private static void send(HttpExchange ex, int status, String type, byte[] body) throws IOException {
-        ex.getResponseHeaders().set("Content-Type", type);
-        ex.getResponseHeaders().set("Cache-Control", "no-store");
-        ex.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
-        ex.getResponseHeaders().set("Referrer-Policy", "no-referrer");
-        ex.getResponseHeaders().set("X-Frame-Options", "DENY");
-        ex.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
-        try (OutputStream out = ex.getResponseBody()) {
-            out.write(body);
-        }
+    private static void send(Exchange ex, int status, String type, byte[] body) throws IOException {
+        ex.setHeader("Content-Type", type);
+        ex.setHeader("Cache-Control", "no-store");
+        ex.setHeader("X-Content-Type-Options", "nosniff");
+        ex.setHeader("Referrer-Policy", "no-referrer");
+        ex.setHeader("X-Frame-Options", "DENY");
+        ex.send(status, type, body);
     }
 
     static byte[] sha256(String text) {

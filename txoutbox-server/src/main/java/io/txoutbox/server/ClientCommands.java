@@ -349,9 +349,10 @@ final class ClientCommands {
 
         @Override
         public Integer call() {
-            if (ConfigNode.parseDuration(olderThan) == null) {
-                throw new CommandLine.ParameterException(
-                        spec.commandLine(), "--older-than '" + olderThan + "' is not a duration such as 7d, 12h, 30m");
+            try {
+                ConfigNode.parseDuration(olderThan);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--older-than: " + e.getMessage());
             }
             JsonNode r = call(
                     "POST", sourcePath() + "/purge", JSON.createObjectNode().put("olderThan", olderThan));

@@ -1,7 +1,10 @@
 package io.txoutbox.server;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -33,7 +36,11 @@ import java.util.regex.Pattern;
 final class ConfigLoader {
     static final int MIN_TOKEN_LENGTH = 16;
     private static final Pattern SOURCE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,48}");
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    // Duplicate keys are an error, not "the last one wins": a second host: would silently rebind the admin
+    // server, a second routes: replace the first list.
+    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build());
 
     private ConfigLoader() {}
 
@@ -61,6 +68,13 @@ final class ConfigLoader {
             tree = YAML.readTree(yaml);
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
+            String duplicate = duplicateKey(e);
+            if (duplicate != null) {
+                throw new ConfigException(
+                        duplicate,
+                        "is given twice" + (at == null ? "" : " (again at line " + at.getLineNr() + ")")
+                                + "; give each key once");
+            }
             throw new ConfigException(
                     "(file)",
                     "not valid YAML" + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr())
@@ -82,8 +96,35 @@ final class ConfigLoader {
             }
             sources.add(s);
         }
+        ServerConfig.Startup startup = startup(root.object("startup"));
         root.rejectUnknown();
-        return new ServerConfig(admin, sources);
+        return new ServerConfig(admin, sources, startup);
+    }
+
+    /** @return the key path of a duplicate key ({@code sources[0].relay.batch-size}), or {@code null} */
+    private static String duplicateKey(JsonProcessingException e) {
+        if (!(e.getProcessor() instanceof JsonParser parser)
+                || e.getOriginalMessage() == null
+                || !e.getOriginalMessage().startsWith("Duplicate field")) {
+            return null;
+        }
+        // The parser stands on the second occurrence: walk its contexts up to the root.
+        List<String> parts = new ArrayList<>();
+        for (JsonStreamContext c = parser.getParsingContext(); c != null && !c.inRoot(); c = c.getParent()) {
+            if (c.inArray()) {
+                parts.add(0, "[" + Math.max(0, c.getCurrentIndex()) + "]");
+            } else if (c.getCurrentName() != null) {
+                parts.add(0, c.getCurrentName());
+            }
+        }
+        StringBuilder key = new StringBuilder();
+        for (String part : parts) {
+            if (key.length() > 0 && !part.startsWith("[")) {
+                key.append('.');
+            }
+            key.append(part);
+        }
+        return key.length() == 0 ? null : key.toString();
     }
 
     private static ServerConfig.Admin admin(ConfigNode a) {
@@ -103,8 +144,35 @@ final class ConfigLoader {
                             + " (generate one with: openssl rand -hex 24)");
         }
         boolean dashboard = a.bool("dashboard", true);
+        ServerConfig.Limits d = ServerConfig.Limits.DEFAULT;
+        Duration requestTimeout = between(a, "request-timeout", d.requestTimeout(), Duration.ofMillis(100));
+        Duration idleTimeout = between(a, "idle-timeout", d.idleTimeout(), Duration.ofMillis(100));
+        int maxConnections = a.integer("max-connections", d.maxConnections(), 8, 100_000);
+        int maxEventTypes = a.integer("max-event-types", d.maxEventTypes(), 1, 10_000);
         a.rejectUnknown();
-        return new ServerConfig.Admin(host, port, token, dashboard);
+        return new ServerConfig.Admin(
+                host,
+                port,
+                token,
+                dashboard,
+                new ServerConfig.Limits(requestTimeout, idleTimeout, maxConnections, maxEventTypes));
+    }
+
+    private static ServerConfig.Startup startup(ConfigNode s) {
+        ServerConfig.Startup d = ServerConfig.Startup.DEFAULT;
+        boolean retry = s.bool("retry", d.retry());
+        Duration maxBackoff = between(s, "max-backoff", d.maxBackoff(), Duration.ofMillis(100));
+        s.rejectUnknown();
+        return new ServerConfig.Startup(retry, maxBackoff);
+    }
+
+    /** A duration of at least {@code min} and at most a day. */
+    private static Duration between(ConfigNode n, String key, Duration def, Duration min) {
+        Duration d = n.duration(key, def);
+        if (d.compareTo(min) < 0 || d.compareTo(Duration.ofDays(1)) > 0) {
+            throw new ConfigException(n.key(key), "must be between " + min.toMillis() + "ms and 1d, not " + d);
+        }
+        return d;
     }
 
     private static ServerConfig.Source source(ConfigNode s) {
@@ -264,13 +332,17 @@ final class ConfigLoader {
         }
         List<ServerConfig.Route> routes = new ArrayList<>();
         if (hasTransport) {
-            routes.add(new ServerConfig.Route(s.key("transport"), List.of("*"), Transports.parse(s, "transport")));
+            Transports.Spec spec = Transports.parse(s, "transport");
+            routes.add(new ServerConfig.Route(s.key("transport"), spec.name(), List.of("*"), spec));
             return routes;
         }
         List<ConfigNode> items = s.objects("routes");
         if (items.isEmpty()) {
             throw new ConfigException(s.key("routes"), "is empty: give at least one route with types and transport");
         }
+        List<String> givenNames = new ArrayList<>();
+        List<Transports.Spec> specs = new ArrayList<>();
+        List<List<String>> typeLists = new ArrayList<>();
         for (ConfigNode r : items) {
             List<String> types = r.strings("types");
             if (types.isEmpty()) {
@@ -284,11 +356,36 @@ final class ConfigLoader {
                             "'" + t + "' is invalid; give an exact type or a prefix ending in *");
                 }
             }
+            String name = r.string("name", null);
+            if (name != null && !SOURCE_NAME.matcher(name).matches()) {
+                throw new ConfigException(
+                        r.key("name"), "'" + name + "' must be 1 to 48 letters, digits, '.', '_' or '-'");
+            }
             if (!r.has("transport")) {
                 throw new ConfigException(r.key("transport"), "is required");
             }
-            routes.add(new ServerConfig.Route(r.path(), types, Transports.parse(r, "transport")));
+            Transports.Spec spec = Transports.parse(r, "transport");
             r.rejectUnknown();
+            givenNames.add(name);
+            specs.add(spec);
+            typeLists.add(types);
+        }
+        Set<String> used = new HashSet<>();
+        for (int i = 0; i < items.size(); i++) {
+            String name = givenNames.get(i);
+            if (name == null) {
+                // The transport's name when it is the only route to it, else the name and the route's number.
+                String transport = specs.get(i).name();
+                long same =
+                        specs.stream().filter(x -> x.name().equals(transport)).count();
+                name = same == 1 ? transport : transport + "-" + (i + 1);
+            }
+            if (!used.add(name)) {
+                throw new ConfigException(
+                        items.get(i).key("name"),
+                        "'" + name + "' names two routes of this source; names must be unique");
+            }
+            routes.add(new ServerConfig.Route(items.get(i).path(), name, typeLists.get(i), specs.get(i)));
         }
         return routes;
     }

@@ -25,6 +25,12 @@ final class ConfigNode {
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?}");
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
+    /**
+     * The longest duration any key accepts: longer ones are typos or overflows (a lease of a million
+     * years is no lease), and past it the database's interval arithmetic would fail at run time.
+     */
+    static final Duration MAX_DURATION = Duration.ofDays(36_525);
+
     private final JsonNode node;
     private final String path;
     private final Function<String, String> env;
@@ -105,20 +111,55 @@ final class ConfigNode {
     }
 
     int integer(String key, int defaultValue, int min, int max) {
-        String v = scalar(key);
+        Long v = optionalLong(key);
         if (v == null) {
             return defaultValue;
         }
-        int value;
+        if (v < min || v > max) {
+            throw new ConfigException(key(key), v + " is out of range; it must be between " + min + " and " + max);
+        }
+        return v.intValue();
+    }
+
+    /**
+     * An integer whose range the library checks (the server maps the library's error to the key).
+     *
+     * @return the value, or {@code null} when absent
+     * @throws ConfigException when it is not an integer, or does not fit in 32 bits
+     */
+    Integer optionalInteger(String key) {
+        Long v = optionalLong(key);
+        if (v == null) {
+            return null;
+        }
+        if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+            throw new ConfigException(
+                    key(key),
+                    v + " is too large; it must be between " + Integer.MIN_VALUE + " and " + Integer.MAX_VALUE);
+        }
+        return v.intValue();
+    }
+
+    /**
+     * @return the value, or {@code null} when absent
+     * @throws ConfigException when it is not an integer, or does not fit in 64 bits
+     */
+    Long optionalLong(String key) {
+        String v = scalar(key);
+        if (v == null) {
+            return null;
+        }
+        String t = v.strip();
         try {
-            value = Integer.parseInt(v.strip());
+            return Long.parseLong(t);
         } catch (NumberFormatException e) {
+            if (t.matches("[-+]?\\d+")) {
+                throw new ConfigException(
+                        key(key),
+                        "'" + v + "' is too large; it must be between " + Long.MIN_VALUE + " and " + Long.MAX_VALUE);
+            }
             throw new ConfigException(key(key), "expected an integer, got '" + v + "'");
         }
-        if (value < min || value > max) {
-            throw new ConfigException(key(key), value + " is out of range; it must be between " + min + " and " + max);
-        }
-        return value;
     }
 
     boolean bool(String key, boolean defaultValue) {
@@ -142,32 +183,63 @@ final class ConfigNode {
         if (v == null) {
             return defaultValue;
         }
-        Duration d = parseDuration(v);
-        if (d == null) {
-            throw new ConfigException(
-                    key(key), "expected a duration such as 500ms, 2s, 5m, 1h, 7d or PT2S, got '" + v + "'");
+        try {
+            return parseDuration(v);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(key(key), e.getMessage());
+        }
+    }
+
+    /**
+     * @param text {@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}, {@code 7d} or ISO-8601 ({@code PT2S})
+     * @return the duration, at most {@link #MAX_DURATION}
+     * @throws IllegalArgumentException saying what is wrong with the text (never a bare number error)
+     */
+    static Duration parseDuration(String text) {
+        String v = text.strip();
+        Matcher m = DURATION.matcher(v);
+        Duration d;
+        if (m.matches()) {
+            long n;
+            try {
+                n = Long.parseLong(m.group(1));
+            } catch (NumberFormatException tooManyDigits) {
+                throw tooLong(text);
+            }
+            long perUnit =
+                    switch (m.group(2)) {
+                        case "ms" -> 1L;
+                        case "s" -> 1_000L;
+                        case "m" -> 60_000L;
+                        case "h" -> 3_600_000L;
+                        default -> 86_400_000L;
+                    };
+            if (n > MAX_DURATION.toMillis() / perUnit) {
+                throw tooLong(text);
+            }
+            d = Duration.ofMillis(n * perUnit);
+        } else {
+            try {
+                d = Duration.parse(v);
+            } catch (RuntimeException e) {
+                // DateTimeParseException, or ArithmeticException for an ISO value past Long.MAX_VALUE seconds.
+                boolean iso = v.regionMatches(true, 0, "P", 0, 1) || v.regionMatches(true, 0, "-P", 0, 2);
+                if (iso && e instanceof ArithmeticException) {
+                    throw tooLong(text);
+                }
+                throw new IllegalArgumentException(
+                        "expected a duration such as 500ms, 2s, 5m, 1h, 7d or PT2S, got '" + text + "'");
+            }
+        }
+        if (d.compareTo(MAX_DURATION) > 0) {
+            throw tooLong(text);
         }
         return d;
     }
 
-    static Duration parseDuration(String text) {
-        String v = text.strip();
-        Matcher m = DURATION.matcher(v);
-        if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
-        }
-        try {
-            return Duration.parse(v);
-        } catch (RuntimeException e) {
-            return null;
-        }
+    private static IllegalArgumentException tooLong(String text) {
+        return new IllegalArgumentException("'" + text + "' is too long; the longest duration accepted is "
+                + MAX_DURATION.toDays() + "d (100 years)");
     }
 
     /** A list of strings; a single string counts as a list of one. */

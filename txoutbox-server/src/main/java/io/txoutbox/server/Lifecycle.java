@@ -2,6 +2,7 @@ package io.txoutbox.server;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,8 +27,23 @@ final class Lifecycle {
      *     process from the hook instead)
      */
     static int runUntilStopped(AutoCloseable running, Duration duration, PrintWriter out) throws InterruptedException {
+        return runUntilStopped(running, duration, out, new CompletableFuture<>());
+    }
+
+    /**
+     * As {@link #runUntilStopped(AutoCloseable, Duration, PrintWriter)}, and stops early when {@code
+     * failure} completes (a source found its configuration wrong after waiting for its database).
+     *
+     * @param failure completes with the reason the server cannot go on
+     * @return as above; 2 after a stop caused by a configuration error
+     */
+    static int runUntilStopped(
+            AutoCloseable running, Duration duration, PrintWriter out, CompletableFuture<? extends Exception> failure)
+            throws InterruptedException {
         AtomicBoolean stopping = new AtomicBoolean();
         CountDownLatch never = new CountDownLatch(1);
+        CountDownLatch wake = new CountDownLatch(1);
+        failure.whenComplete((e, t) -> wake.countDown());
         Thread hook = new Thread(
                 () -> {
                     if (!stopping.compareAndSet(false, true)) {
@@ -43,15 +59,23 @@ final class Lifecycle {
                 "txoutbox-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         if (duration == null) {
-            never.await();
+            wake.await();
         } else {
-            never.await(duration.toMillis(), TimeUnit.MILLISECONDS);
+            wake.await(duration.toMillis(), TimeUnit.MILLISECONDS);
         }
         if (!stopping.compareAndSet(false, true)) {
             // A signal came in the meantime: the hook stops everything and ends the process.
             never.await();
         }
         Runtime.getRuntime().removeShutdownHook(hook);
+        if (failure.isDone()) {
+            Exception e = failure.getNow(null);
+            out.println("txoutbox: " + (e instanceof ConfigException ? "configuration error: " : "")
+                    + (e == null ? "failed" : e.getMessage()) + "; stopping...");
+            stop(running, out);
+            out.println("txoutbox: stopped");
+            return e instanceof ConfigException ? TxoutboxCli.USAGE : TxoutboxCli.FAILURE;
+        }
         out.println("txoutbox: --duration " + duration.toSeconds() + "s is over; stopping...");
         boolean clean = stop(running, out);
         out.println(clean ? "txoutbox: stopped cleanly" : "txoutbox: stopped with errors");

@@ -7,6 +7,7 @@ final class Masking {
     private static final Pattern URL_PASSWORD =
             Pattern.compile("(?i)((?:password|pwd|sslpassword|secret|token)=)[^&;]*");
     private static final Pattern USER_INFO = Pattern.compile("(//)[^/@]*:[^/@]*@");
+    private static final Pattern ANY_USER_INFO = Pattern.compile("(//)[^/@\\s]+@");
 
     private Masking() {}
 
@@ -20,5 +21,18 @@ final class Masking {
         }
         String masked = URL_PASSWORD.matcher(url).replaceAll("$1****");
         return USER_INFO.matcher(masked).replaceAll("$1****@");
+    }
+
+    /**
+     * @param text a broker URI ({@code redis://:secret@host}, {@code nats://user:pass@host}), or a message
+     *     that may quote one
+     * @return it with every {@code user:password@} and {@code password=...} masked
+     */
+    static String uri(String text) {
+        if (text == null) {
+            return null;
+        }
+        String masked = URL_PASSWORD.matcher(text).replaceAll("$1****");
+        return ANY_USER_INFO.matcher(masked).replaceAll("$1****@");
     }
 }

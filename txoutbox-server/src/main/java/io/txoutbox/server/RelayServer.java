@@ -10,8 +10,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -34,18 +37,26 @@ final class RelayServer implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    private final ScheduledExecutorService starter = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "txoutbox-startup");
+        t.setDaemon(true);
+        return t;
+    });
+    private final CompletableFuture<RuntimeException> failure = new CompletableFuture<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private AdminServer admin;
 
     private RelayServer() {}
 
     /**
-     * Opens every source (database, table, transports), starts the relays and the HTTP server.
+     * Opens every source (database, table, transports), starts the relays and the HTTP server. A source
+     * whose database cannot be reached yet (by SQLState: see {@link DatabaseFailure}) is retried in the
+     * background with backoff while the others relay, unless {@code startup.retry} is false.
      *
      * @param config the validated configuration
      * @return the running server
-     * @throws ConfigException naming the key when a source or the admin port cannot be opened; whatever
-     *     was opened is closed again
+     * @throws ConfigException naming the key when a source or the admin port cannot be opened, or a
+     *     database cannot be reached and start-up retries are off; whatever was opened is closed again
      */
     static RelayServer start(ServerConfig config) {
         RelayServer s = new RelayServer();
@@ -65,11 +76,29 @@ final class RelayServer implements AutoCloseable {
         new UptimeMetrics().bindTo(registry);
         List<ServerConfig.Source> list = config.sources();
         for (int i = 0; i < list.size(); i++) {
-            RelaySource source = RelaySource.open(list.get(i), "sources[" + i + "]", registry);
+            RelaySource source = RelaySource.prepare(
+                    list.get(i),
+                    "sources[" + i + "]",
+                    registry,
+                    config.admin().limits().maxEventTypes());
             sources.put(source.name(), source);
+            if (!source.tryConnect() && !config.startup().retry()) {
+                throw source.unreachable();
+            }
         }
         admin = AdminServer.start(config.admin(), this, registry);
-        sources.values().forEach(RelaySource::start);
+        for (RelaySource source : sources.values()) {
+            if (source.waitingFor() == null) {
+                source.start();
+            } else {
+                log.warn(
+                        "txoutbox-server: source '{}' waits for its database (the other sources relay meanwhile;"
+                                + " /ready says not ready): {}",
+                        source.name(),
+                        source.waitingFor());
+                retry(source, config.startup(), 1);
+            }
+        }
         sampler.scheduleAtFixedRate(this::sample, 1, 1, TimeUnit.SECONDS);
         log.info(
                 "txoutbox-server: admin API{} on http://{}:{}/ ({} source(s))",
@@ -77,6 +106,61 @@ final class RelayServer implements AutoCloseable {
                 config.admin().host(),
                 admin.port(),
                 sources.size());
+    }
+
+    /**
+     * Tries a waiting source again after a backoff (1 s, doubling, up to {@code startup.max-backoff}, with
+     * jitter), until it connects, the server stops, or the database refuses the configuration: that
+     * completes {@link #failure()}, and the process stops with exit 2 as it would have at start-up.
+     */
+    private void retry(RelaySource source, ServerConfig.Startup startup, int attempt) {
+        long max = startup.maxBackoff().toMillis();
+        long base = Math.min(max, 1000L << Math.min(attempt - 1, 20));
+        long delay = base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1);
+        try {
+            starter.schedule(
+                    () -> {
+                        if (closed.get()) {
+                            return;
+                        }
+                        try {
+                            if (source.tryConnect()) {
+                                source.start();
+                                log.info(
+                                        "txoutbox-server: source '{}' reached its database after {} attempt(s)",
+                                        source.name(),
+                                        attempt + 1);
+                                return;
+                            }
+                        } catch (ConfigException e) {
+                            log.error("txoutbox-server: source '{}' cannot start: {}", source.name(), e.getMessage());
+                            failure.complete(e);
+                            return;
+                        } catch (RuntimeException e) {
+                            log.error("txoutbox-server: source '{}' cannot start", source.name(), e);
+                            failure.complete(e);
+                            return;
+                        }
+                        log.warn(
+                                "txoutbox-server: source '{}' still waits for its database (attempt {}): {}",
+                                source.name(),
+                                attempt + 1,
+                                source.waitingFor());
+                        retry(source, startup, attempt + 1);
+                    },
+                    delay,
+                    TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // The server is stopping.
+        }
+    }
+
+    /**
+     * @return completes when a source that waited for its database found the configuration wrong once it
+     *     came (a missing table, say): the server cannot do what it was asked, so {@code run} stops
+     */
+    CompletableFuture<RuntimeException> failure() {
+        return failure;
     }
 
     private void sample() {
@@ -89,6 +173,11 @@ final class RelayServer implements AutoCloseable {
     /** @return the port the HTTP server listens on */
     int port() {
         return admin.port();
+    }
+
+    /** @return the admin server's open connections */
+    int connections() {
+        return admin.connections();
     }
 
     List<RelaySource> sources() {
@@ -109,6 +198,7 @@ final class RelayServer implements AutoCloseable {
             return;
         }
         sampler.shutdownNow();
+        starter.shutdownNow();
         if (admin != null) {
             admin.close();
         }

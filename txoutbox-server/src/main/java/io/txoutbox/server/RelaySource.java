@@ -13,10 +13,13 @@ import io.txoutbox.micrometer.OutboxMetrics;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.Publisher;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,18 +34,30 @@ final class RelaySource implements AutoCloseable {
 
     private final ServerConfig.Source config;
     private final String key;
+    /** What one attempt to connect created (pool, meters); closed again when the attempt fails. */
     private final List<AutoCloseable> created = new ArrayList<>();
+    /** The routes' publishers: opened once, closed with the source. */
+    private final List<Publisher> publishers = new ArrayList<>();
+
     private final List<Relay> relays = new ArrayList<>();
-    private final Activity activity = new Activity();
+    private final Activity activity;
     private final List<String> transports = new ArrayList<>();
     private HikariDataSource pool;
     private Outbox outbox;
     private Dialect dialect;
+    private RoutingPublisher routing;
     private volatile boolean closed;
+    private final ReentrantLock attempt = new ReentrantLock();
+    private MeterRegistry registry;
+    private final int maxTypes;
+    private volatile String waiting;
+    private RuntimeException waitingCause;
 
-    private RelaySource(ServerConfig.Source config, String key) {
+    private RelaySource(ServerConfig.Source config, String key, int maxTypes) {
         this.config = config;
         this.key = key;
+        this.maxTypes = maxTypes;
+        this.activity = new Activity(maxTypes);
     }
 
     /**
@@ -51,20 +66,95 @@ final class RelaySource implements AutoCloseable {
      * @param config the source
      * @param key its configuration key, e.g. {@code sources[0]}, for error messages
      * @param registry where its meters go
-     * @throws ConfigException naming the key when the database, the table or a transport refuses
+     * @throws ConfigException naming the key when the database, the table or a transport refuses, or the
+     *     database cannot be reached
      */
     static RelaySource open(ServerConfig.Source config, String key, MeterRegistry registry) {
-        RelaySource s = new RelaySource(config, key);
+        RelaySource s = prepare(config, key, registry);
+        if (!s.tryConnect()) {
+            throw s.unreachable();
+        }
+        return s;
+    }
+
+    /**
+     * A source that is not connected yet: {@link #tryConnect()} connects it.
+     *
+     * @param config the source
+     * @param key its configuration key, e.g. {@code sources[0]}, for error messages
+     * @param registry where its meters go
+     * @return the source, waiting for its database
+     */
+    static RelaySource prepare(ServerConfig.Source config, String key, MeterRegistry registry) {
+        return prepare(config, key, registry, ServerConfig.Limits.DEFAULT.maxEventTypes());
+    }
+
+    /**
+     * As {@link #prepare(ServerConfig.Source, String, MeterRegistry)}, with a bound on the event types
+     * that get meters and activity rows of their own ({@code admin.max-event-types}).
+     */
+    static RelaySource prepare(ServerConfig.Source config, String key, MeterRegistry registry, int maxTypes) {
+        RelaySource s = new RelaySource(config, key, maxTypes);
+        s.registry = registry;
+        s.waiting = "not connected yet";
         try {
-            s.build(registry);
-            return s;
+            s.openRoutes(registry);
         } catch (RuntimeException e) {
             s.close();
             throw e;
         }
+        return s;
+    }
+
+    /**
+     * One attempt to connect: the database, the table, the transports and the relays (not started). On
+     * unavailability ({@link DatabaseFailure}) everything this attempt opened is closed again and the
+     * reason is kept for {@link #waitingFor()}; any other failure is closed too, and thrown.
+     *
+     * @return whether the source is connected now
+     * @throws ConfigException naming the key when the database or the table refuses the configuration
+     */
+    boolean tryConnect() {
+        attempt.lock();
+        try {
+            if (closed || waiting == null) {
+                return waiting == null && !closed;
+            }
+            try {
+                build(registry);
+                waiting = null;
+                waitingCause = null;
+                return true;
+            } catch (RuntimeException e) {
+                closeCreated();
+                if (!DatabaseFailure.isUnavailability(e)) {
+                    throw e;
+                }
+                waiting = DatabaseFailure.reason(e);
+                waitingCause = e;
+                return false;
+            }
+        } finally {
+            attempt.unlock();
+        }
+    }
+
+    /** @return why the source is not connected yet, or {@code null} when it is */
+    String waitingFor() {
+        return waiting;
+    }
+
+    /** @return the error of a start that may not wait: the database cannot be reached */
+    ConfigException unreachable() {
+        return new ConfigException(
+                key + ".jdbc-url",
+                "cannot connect (" + Masking.jdbcUrl(config.jdbcUrl()) + ", user " + config.user() + "): " + waiting,
+                waitingCause);
     }
 
     private void build(MeterRegistry registry) {
+        probe();
+        RoutingPublisher publisher = routing;
         HikariConfig h = new HikariConfig();
         h.setPoolName("txoutbox-" + config.name());
         h.setJdbcUrl(config.jdbcUrl());
@@ -80,17 +170,6 @@ final class RelaySource implements AutoCloseable {
         h.setInitializationFailTimeout(-1);
         pool = new HikariDataSource(h);
         created.add(pool);
-        try (Connection c = pool.getConnection()) {
-            c.isValid(5);
-        } catch (SQLException e) {
-            String what = e.getSQLState() != null && e.getSQLState().startsWith("28")
-                    ? "the database refused the user or password"
-                    : "cannot connect";
-            throw new ConfigException(
-                    key + ".jdbc-url",
-                    what + " (" + Masking.jdbcUrl(config.jdbcUrl()) + ", user " + config.user() + "): "
-                            + e.getMessage());
-        }
         try {
             dialect = config.dialect().equals("auto") ? Dialect.detect(pool) : Dialect.named(config.dialect());
         } catch (OutboxException e) {
@@ -114,18 +193,10 @@ final class RelaySource implements AutoCloseable {
         } catch (OutboxException e) {
             throw new ConfigException(key + ".table", e.getMessage(), e);
         }
-        List<RoutingPublisher.Target> targets = new ArrayList<>();
-        for (ServerConfig.Route route : config.routes()) {
-            Publisher p = route.transport().open();
-            created.add(p);
-            targets.add(
-                    new RoutingPublisher.Target(route.types(), route.transport().name(), p));
-            transports.add(route.types() + " -> " + route.transport().describe());
-        }
-        RoutingPublisher publisher = new RoutingPublisher(targets);
         OutboxMetrics metrics = OutboxMetrics.builder(outbox, registry)
                 .tags(Tags.of("source", config.name()))
                 .statsRefresh(Duration.ofSeconds(5))
+                .maxTypes(maxTypes)
                 .build();
         created.add(metrics);
         ServerConfig.Relay r = config.relay();
@@ -145,6 +216,72 @@ final class RelaySource implements AutoCloseable {
             }
             relays.add(rb.build());
         }
+    }
+
+    /**
+     * One connection straight from the driver, before the pool: a pool retries in the background and
+     * answers with a generic timeout after the whole connect timeout, while the driver says at once what
+     * the database said (a missing database, a wrong password, a refused connection).
+     *
+     * @throws ConfigException naming {@code jdbc-url} with the database's reason; its cause is the
+     *     driver's exception, so that {@link DatabaseFailure} can tell unavailability by SQLState
+     */
+    private void probe() {
+        Properties p = new Properties();
+        if (config.user() != null) {
+            p.setProperty("user", config.user());
+        }
+        if (config.password() != null) {
+            p.setProperty("password", config.password().value());
+        }
+        try (Connection c = DriverManager.getDriver(config.jdbcUrl()).connect(config.jdbcUrl(), p)) {
+            if (c == null) {
+                throw new ConfigException(key + ".jdbc-url", "no bundled JDBC driver accepts this URL");
+            }
+        } catch (SQLException e) {
+            String state = e.getSQLState();
+            String what = state != null && state.startsWith("28")
+                    ? "the database refused the user or password"
+                    : DatabaseFailure.isUnavailability(e) ? "cannot connect" : "the database refused the connection";
+            throw new ConfigException(
+                    key + ".jdbc-url",
+                    what + " (" + Masking.jdbcUrl(config.jdbcUrl()) + ", user " + config.user() + "): "
+                            + DatabaseFailure.reason(e),
+                    e);
+        }
+    }
+
+    /**
+     * Opens the transports of every route, once for the source's life: a setting their library refuses
+     * is reported at once, database up or not, and attempts to reach a late database do not reconnect
+     * the brokers or register the route meters again.
+     */
+    private void openRoutes(MeterRegistry registry) {
+        List<RoutingPublisher.Target> targets = new ArrayList<>();
+        for (ServerConfig.Route route : config.routes()) {
+            Publisher p = route.transport().open();
+            publishers.add(p);
+            targets.add(new RoutingPublisher.Target(
+                    route.name(),
+                    route.types(),
+                    route.transport().name(),
+                    p,
+                    route.transport().describe()));
+            transports.add(route.name() + ": " + route.types() + " -> "
+                    + route.transport().describe());
+        }
+        routing = new RoutingPublisher(
+                targets,
+                config.relay().publishTimeout(),
+                registry,
+                Tags.of("source", config.name()),
+                java.time.InstantSource.system());
+        activity.track(routing.routes());
+    }
+
+    /** @return each route's figures, in configuration order */
+    List<RouteStats> routes() {
+        return routing == null ? List.of() : routing.routes();
     }
 
     void start() {
@@ -202,8 +339,11 @@ final class RelaySource implements AutoCloseable {
         relays.forEach(Relay::resume);
     }
 
-    /** @return {@code running}, {@code paused} or {@code stopped} */
+    /** @return {@code running}, {@code paused}, {@code waiting} (for its database) or {@code stopped} */
     String status() {
+        if (!closed && waiting != null) {
+            return "waiting";
+        }
         if (closed || relays.stream().noneMatch(Relay::isRunning)) {
             return "stopped";
         }
@@ -212,10 +352,11 @@ final class RelaySource implements AutoCloseable {
 
     /** @return whether every relay runs and the database answers */
     boolean ready() {
-        if (closed || !relays.stream().allMatch(Relay::isRunning)) {
+        HikariDataSource p = pool;
+        if (closed || waiting != null || p == null || !relays.stream().allMatch(Relay::isRunning)) {
             return false;
         }
-        try (Connection c = pool.getConnection()) {
+        try (Connection c = p.getConnection()) {
             return c.isValid(2);
         } catch (SQLException e) {
             return false;
@@ -229,6 +370,28 @@ final class RelaySource implements AutoCloseable {
             return;
         }
         closed = true;
+        attempt.lock();
+        try {
+            closeCreated();
+            for (int i = publishers.size() - 1; i >= 0; i--) {
+                try {
+                    publishers.get(i).close();
+                } catch (Exception e) {
+                    log.warn(
+                            "txoutbox-server: closing a publisher of source '{}' failed: {}",
+                            config.name(),
+                            e.toString());
+                }
+            }
+            publishers.clear();
+            transports.clear();
+        } finally {
+            attempt.unlock();
+        }
+    }
+
+    /** Closes what the last attempt created, relays first, so that a later attempt starts clean. */
+    private void closeCreated() {
         for (Relay r : relays) {
             try {
                 r.stop();
@@ -247,5 +410,10 @@ final class RelaySource implements AutoCloseable {
                         e.toString());
             }
         }
+        relays.clear();
+        created.clear();
+        pool = null;
+        outbox = null;
+        dialect = null;
     }
 }

@@ -1,31 +1,89 @@
 package io.txoutbox.server;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Sends each event of a batch to the transport of its route: an exact type wins, then the longest
  * prefix ({@code order.*}), then {@code *}. Each transport gets one sub-batch; the outcomes are put
  * back in batch order. An event that no route matches is dead with the reason (a silent skip would
- * lose it). A transport that fails as a whole makes its own events retry, not the others'.
+ * lose it).
+ *
+ * <p>One broker's trouble stays its own: a transport that fails as a whole makes its own events retry,
+ * not the others'; a route that does not confirm within the route deadline (a little less than the
+ * relay's publish timeout) has its events retried while the other routes' confirmations count, so the
+ * batch never times out as a whole and re-publishes what other brokers already took; and a route whose
+ * broker stopped answering is held back for a while ({@link RouteStats}) so that its timeouts do not
+ * slow every batch.
  */
 final class RoutingPublisher implements Publisher {
 
-    /** One route: its type patterns and its open publisher. */
-    record Target(List<String> types, String transport, Publisher publisher) {}
+    /**
+     * One route: its name, type patterns, transport and open publisher.
+     *
+     * @param name the route's name (metrics, API)
+     * @param types the event types it takes
+     * @param transport the transport's name
+     * @param publisher the transport's publisher
+     * @param target the transport's description, without secrets
+     */
+    record Target(String name, List<String> types, String transport, Publisher publisher, String target) {
+        Target(List<String> types, String transport, Publisher publisher) {
+            this(transport, types, transport, publisher, transport);
+        }
+    }
 
     private final List<Target> targets;
+    private final List<RouteStats> stats;
+    private final Duration deadline;
+    private final InstantSource clock;
 
+    /** Routes without meters and with a one-minute route deadline (tests of the routing rule). */
     RoutingPublisher(List<Target> targets) {
+        this(targets, Duration.ofMinutes(1), null, Tags.empty(), InstantSource.system());
+    }
+
+    /**
+     * @param targets the routes
+     * @param publishTimeout the relay's publish timeout: each route must confirm a little sooner
+     * @param registry where the per-route meters go, or {@code null}
+     * @param tags the source's tags
+     * @param clock the time of hold-backs
+     */
+    RoutingPublisher(
+            List<Target> targets, Duration publishTimeout, MeterRegistry registry, Tags tags, InstantSource clock) {
         this.targets = List.copyOf(targets);
+        // Leave the relay time to take the outcomes in before its own timeout fails the whole batch.
+        long margin = Math.max(100, Math.min(1_000, publishTimeout.toMillis() / 10));
+        this.deadline = Duration.ofMillis(Math.max(1, publishTimeout.toMillis() - margin));
+        this.clock = clock;
+        Duration slow = Duration.ofMillis(Math.max(1, deadline.toMillis() / 4));
+        List<RouteStats> list = new ArrayList<>();
+        for (Target t : this.targets) {
+            list.add(new RouteStats(t.name(), t.transport(), t.types(), t.target(), slow, registry, tags));
+        }
+        this.stats = List.copyOf(list);
+    }
+
+    /** @return each route's figures, in configuration order */
+    List<RouteStats> routes() {
+        return stats;
     }
 
     /** @return the route index of an event type, or -1 when none matches */
@@ -73,34 +131,76 @@ final class RoutingPublisher implements Publisher {
         List<CompletableFuture<Void>> parts = new ArrayList<>();
         for (Map.Entry<Integer, List<Integer>> e : byTarget.entrySet()) {
             Target target = targets.get(e.getKey());
+            RouteStats route = stats.get(e.getKey());
             List<Integer> indexes = e.getValue();
+            Instant heldUntil = route.admit(clock.instant());
+            if (heldUntil != null) {
+                String reason = "route '" + target.name() + "' (" + target.transport() + ") is failing, not sent"
+                        + " until " + heldUntil + " so that other routes are not held up; last error: "
+                        + route.snapshot().lastError();
+                for (int i : indexes) {
+                    outcomes[i] = PublishOutcome.retryNotBefore(reason, heldUntil);
+                }
+                route.heldBack(indexes.size());
+                continue;
+            }
             List<ClaimedEvent> sub = indexes.stream().map(batch::get).toList();
+            long start = System.nanoTime();
             CompletableFuture<List<PublishOutcome>> f;
             try {
-                f = target.publisher().publish(sub).toCompletableFuture();
+                // A copy, so that the deadline never completes the transport's own future.
+                f = target.publisher()
+                        .publish(sub)
+                        .toCompletableFuture()
+                        .thenApply(list -> list)
+                        .orTimeout(deadline.toMillis(), TimeUnit.MILLISECONDS);
             } catch (RuntimeException ex) {
                 f = CompletableFuture.failedFuture(ex);
             }
             parts.add(f.handle((list, error) -> {
+                long took = System.nanoTime() - start;
+                boolean whole = error != null || list == null || list.size() != indexes.size();
+                String wholeReason = null;
+                if (whole) {
+                    Throwable cause = unwrap(error);
+                    wholeReason = "transport '" + target.transport() + "' of route '" + target.name() + "' failed: "
+                            + (cause instanceof TimeoutException
+                                    ? "no confirmation within " + deadline.toMillis() + " ms"
+                                    : cause != null ? describe(cause) : "it returned the wrong number of outcomes");
+                }
+                int ok = 0;
+                int retry = 0;
+                int gone = 0;
+                String lastReason = wholeReason;
                 for (int j = 0; j < indexes.size(); j++) {
-                    int i = indexes.get(j);
-                    if (error != null || list == null || list.size() != indexes.size()) {
-                        outcomes[i] = PublishOutcome.retry("transport '" + target.transport() + "' failed: "
-                                + (error != null ? describe(error) : "it returned the wrong number of outcomes"));
-                    } else {
-                        outcomes[i] = list.get(j);
+                    PublishOutcome o = whole ? PublishOutcome.retry(wholeReason) : list.get(j);
+                    outcomes[indexes.get(j)] = o;
+                    switch (o.outcome()) {
+                        case PUBLISHED -> ok++;
+                        case RETRY -> retry++;
+                        case DEAD -> gone++;
+                    }
+                    if (o.reason() != null) {
+                        lastReason = o.reason();
                     }
                 }
+                route.record(ok, retry, gone, whole, took, lastReason, clock.instant());
                 return null;
             }));
         }
         return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> Arrays.asList(outcomes));
     }
 
+    private static Throwable unwrap(Throwable error) {
+        Throwable t = error;
+        while (t instanceof CompletionException && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
     private static String describe(Throwable error) {
-        Throwable t = error.getCause() != null && error instanceof java.util.concurrent.CompletionException
-                ? error.getCause()
-                : error;
+        Throwable t = unwrap(error);
         return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
     }
 

@@ -38,7 +38,12 @@ final class ServeCommands {
         @Option(names = "--port", paramLabel = "PORT", description = "Overrides admin.port (0 picks a free port).")
         Integer port;
 
-        @Option(names = "--check", description = "Validates the configuration and the sources' tables, then exits.")
+        @Option(
+                names = "--check",
+                description = "A dry run: validates the configuration, connects to each database and checks its"
+                        + " table, reaches each broker (no publish), prints the result per source and route,"
+                        + " and exits (0, or 2 naming the key at fault). Starts no relay, binds no port, changes"
+                        + " no row and creates no table.")
         boolean check;
 
         @Option(names = "--duration", paramLabel = "SECONDS", description = "Stops by itself after this many seconds.")
@@ -51,16 +56,14 @@ final class ServeCommands {
             if (port != null) {
                 config = withPort(config, port);
             }
-            RelayServer server = RelayServer.start(config);
             if (check) {
-                server.close();
-                out.println("txoutbox: configuration OK (" + config.sources().size() + " source(s))");
-                return TxoutboxCli.OK;
+                return ConfigCheck.run(config, out);
             }
+            RelayServer server = RelayServer.start(config);
             out.println("txoutbox: relaying " + config.sources().size() + " source(s); admin API on http://"
                     + config.admin().host() + ":" + server.port() + "/ (Ctrl-C to stop)");
             out.flush();
-            return Lifecycle.runUntilStopped(server, duration(durationSeconds), out);
+            return Lifecycle.runUntilStopped(server, duration(durationSeconds), out, server.failure());
         }
     }
 
@@ -134,7 +137,6 @@ final class ServeCommands {
         if (port < 0 || port > 65_535) {
             throw new ConfigException("--port", "must be 0 to 65535, not " + port);
         }
-        ServerConfig.Admin a = c.admin();
-        return new ServerConfig(new ServerConfig.Admin(a.host(), port, a.token(), a.dashboard()), c.sources());
+        return new ServerConfig(c.admin().withPort(port), c.sources(), c.startup());
     }
 }

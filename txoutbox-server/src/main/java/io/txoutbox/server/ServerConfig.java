@@ -11,10 +11,43 @@ import java.util.List;
  *
  * @param admin the admin API and dashboard
  * @param sources the outbox tables to relay, at least one, names unique
+ * @param startup what a source does when its database is not reachable at start-up
  */
-record ServerConfig(Admin admin, List<Source> sources) {
+record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
     ServerConfig {
         sources = List.copyOf(sources);
+    }
+
+    /** With the default start-up behaviour: retry unreachable databases. */
+    ServerConfig(Admin admin, List<Source> sources) {
+        this(admin, sources, Startup.DEFAULT);
+    }
+
+    /** @return this configuration, with start-up retries off: an unreachable database fails at once */
+    ServerConfig failFast() {
+        return new ServerConfig(admin, sources, new Startup(false, startup.maxBackoff()));
+    }
+
+    /**
+     * @param retry keep retrying a source whose database is unreachable at start-up (with backoff, not ready
+     *     meanwhile), instead of failing the start
+     * @param maxBackoff the longest wait between two attempts
+     */
+    record Startup(boolean retry, Duration maxBackoff) {
+        static final Startup DEFAULT = new Startup(true, Duration.ofSeconds(30));
+    }
+
+    /**
+     * The bounds that keep the HTTP side and its outputs small whatever clients and tables do.
+     *
+     * @param requestTimeout the longest a client may take to send one request (headers and body)
+     * @param idleTimeout how long an idle keep-alive connection stays open
+     * @param maxConnections connections open at once; beyond it new ones wait in the accept queue
+     * @param maxEventTypes event types shown one by one in {@code /metrics} and the stats; the rest are
+     *     summed under {@code <other>}
+     */
+    record Limits(Duration requestTimeout, Duration idleTimeout, int maxConnections, int maxEventTypes) {
+        static final Limits DEFAULT = new Limits(Duration.ofSeconds(10), Duration.ofSeconds(30), 256, 50);
     }
 
     /**
@@ -22,8 +55,19 @@ record ServerConfig(Admin admin, List<Source> sources) {
      * @param port the port (default 8080; 0 picks a free one)
      * @param token the bearer token every admin route requires
      * @param dashboard serve the web dashboard at {@code /}
+     * @param limits request timeouts, the connection cap and the per-type bound of the outputs
      */
-    record Admin(String host, int port, Secret token, boolean dashboard) {}
+    record Admin(String host, int port, Secret token, boolean dashboard, Limits limits) {
+        /** With the default limits. */
+        Admin(String host, int port, Secret token, boolean dashboard) {
+            this(host, port, token, dashboard, Limits.DEFAULT);
+        }
+
+        /** @return these settings on another port */
+        Admin withPort(int port) {
+            return new Admin(host, port, token, dashboard, limits);
+        }
+    }
 
     /**
      * @param name the source's name in the API, the metrics and the relays' names
@@ -94,10 +138,11 @@ record ServerConfig(Admin admin, List<Source> sources) {
 
     /**
      * @param key the configuration key of this route, for error messages
+     * @param name the route's name in metrics and the API ({@code route} tag), unique in its source
      * @param types exact event types, prefixes ending in {@code *}, or {@code *} for every type
      * @param transport the transport these events go to
      */
-    record Route(String key, List<String> types, Transports.Spec transport) {
+    record Route(String key, String name, List<String> types, Transports.Spec transport) {
         Route {
             types = List.copyOf(types);
         }

@@ -2,15 +2,14 @@ package io.txoutbox.server;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.webhook.WebhookEndpoint;
-import io.txoutbox.webhook.WebhookPublisher;
+import io.txoutbox.spi.Router;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The transports a source can route events to, by name. A {@code transport:} section names exactly one
@@ -18,35 +17,50 @@ import java.util.Set;
  *
  * <pre>
  * transport:
- *   webhook:
- *     endpoints: [...]
+ *   kafka:
+ *     bootstrap-servers: broker-1:9092
  * </pre>
  *
- * or just {@code transport: log}. Adding a broker is adding a {@link Factory} to {@link #BUILT_IN}: it
- * reads its own settings (and rejects unknown keys), and opens a {@link Publisher} at start-up.
+ * or just {@code transport: log}. Adding a transport is adding one {@link Factory} to {@link #BUILT_IN}
+ * (and its section in the README): it reads its own keys at parse time, builds its publisher with the
+ * library's builder in {@link Spec#open()} (mapping the builder's validation errors to its keys, so the
+ * rules live once, in the library), and reaches its broker in {@link Spec#check} without publishing.
  */
 final class Transports {
 
-    /** A transport's validated settings; {@link #open()} creates the publisher. */
+    /** A transport's settings, read and type-checked; {@link #open()} builds the publisher. */
     interface Spec {
-        /** @return the transport's name, e.g. {@code webhook} */
+        /** @return the transport's name, e.g. {@code kafka} */
         String name();
 
-        /** @return a one-line description for the API and logs: targets, never secrets */
+        /** @return the key of its settings, e.g. {@code sources[0].routes[1].transport.kafka} */
+        String key();
+
+        /** @return a one-line description for the API and logs: targets and routing, never secrets */
         String describe();
 
         /**
          * @return a new publisher; the caller closes it
-         * @throws ConfigException when the transport refuses the settings at build time
+         * @throws ConfigException naming the key when the library's builder refuses a setting
          */
         Publisher open();
+
+        /**
+         * Reaches the broker the way the publisher would (connects, authenticates, looks the exchange or
+         * the cluster up), publishes nothing, and disconnects.
+         *
+         * @param timeout the longest the attempt may take
+         * @return what was reached, e.g. {@code Kafka cluster of 1 broker(s) at 127.0.0.1:9092}
+         * @throws Exception why it could not be reached (the caller reports it with {@link #key()})
+         */
+        String check(Duration timeout) throws Exception;
     }
 
     /** Reads one transport's settings. */
     interface Factory {
         /**
          * @param settings the mapping under the transport's name (empty when none was given)
-         * @return the validated settings
+         * @return the settings, type-checked; unknown keys are rejected by the caller afterwards
          * @throws ConfigException naming the key at fault
          */
         Spec parse(ConfigNode settings);
@@ -54,16 +68,26 @@ final class Transports {
 
     static final Map<String, Factory> BUILT_IN = builtIn();
 
-    /** Brokers with a txoutbox transport module that this server does not bundle yet. */
-    static final Set<String> PLANNED = Set.of("kafka", "rabbitmq", "nats", "redis", "mqtt");
+    /** Transports that other issues add; refused by name with a clear message until they land. */
+    static final Set<String> PLANNED = Set.of("sqs", "jms");
 
     private Transports() {}
 
     private static Map<String, Factory> builtIn() {
         Map<String, Factory> m = new LinkedHashMap<>();
-        m.put("log", Transports::log);
-        m.put("webhook", Transports::webhook);
+        m.put("log", LogTransport::parse);
+        m.put("webhook", WebhookTransport::parse);
+        m.put("kafka", KafkaTransport::parse);
+        m.put("rabbitmq", RabbitTransport::parse);
+        m.put("nats", NatsTransport::parse);
+        m.put("redis", RedisTransport::parse);
+        m.put("mqtt", MqttTransport::parse);
         return Map.copyOf(m);
+    }
+
+    /** @return the bundled transports' names, in the order of the README */
+    static List<String> names() {
+        return List.of("log", "webhook", "kafka", "rabbitmq", "nats", "redis", "mqtt");
     }
 
     /**
@@ -81,7 +105,7 @@ final class Transports {
         if (names.size() != 1) {
             throw new ConfigException(
                     fullKey,
-                    "name exactly one transport (one of " + String.join(", ", BUILT_IN.keySet()) + "), found "
+                    "name exactly one transport (one of " + String.join(", ", names()) + "), found "
                             + (names.isEmpty() ? "none" : String.join(", ", names)));
         }
         String name = names.get(0);
@@ -103,132 +127,86 @@ final class Transports {
             throw new ConfigException(
                     key,
                     "transport '" + name + "' is not bundled with this server yet; available: "
-                            + String.join(", ", BUILT_IN.keySet()));
+                            + String.join(", ", names()));
         }
-        throw new ConfigException(
-                key, "unknown transport '" + name + "'; available: " + String.join(", ", BUILT_IN.keySet()));
+        throw new ConfigException(key, "unknown transport '" + name + "'; available: " + String.join(", ", names()));
     }
 
-    private static Spec log(ConfigNode settings) {
-        String level = settings.string("level", "info");
-        if (!level.equals("info") && !level.equals("debug")) {
-            throw new ConfigException(settings.key("level"), "expected info or debug, got '" + level + "'");
-        }
-        boolean debug = level.equals("debug");
-        return new Spec() {
-            @Override
-            public String name() {
-                return "log";
-            }
+    // ---- shared by the broker transports ----
 
-            @Override
-            public String describe() {
-                return "log (event ids and types at " + level + ", never payloads)";
+    /**
+     * Where events without a destination of their own go: {@code route-by: aggregate-type} (the
+     * default), {@code route-by: event-type}, or one fixed {@code destination:}. An event's own
+     * {@code destination} column always wins, as in the library.
+     *
+     * @param router the rule
+     * @param description how it reads in the API, e.g. {@code by aggregate type}
+     */
+    record Routing(Router router, String description) {
+        static Routing parse(ConfigNode s, String what) {
+            String by = s.string("route-by", null);
+            String fixed = s.string("destination", null);
+            if (by != null && fixed != null) {
+                throw new ConfigException(
+                        s.key("destination"),
+                        "give route-by or destination, not both (destination is one " + what + " for every event)");
             }
-
-            @Override
-            public Publisher open() {
-                return new LogSink(debug);
-            }
-        };
-    }
-
-    private static Spec webhook(ConfigNode settings) {
-        boolean allowPrivate = settings.bool("allow-private-networks", false);
-        Duration connectTimeout = settings.duration("connect-timeout", Duration.ofSeconds(5));
-        Duration requestTimeout = settings.duration("request-timeout", Duration.ofSeconds(10));
-        int maxConcurrent = settings.integer("max-concurrent-requests", 16, 1, 10_000);
-        List<ConfigNode> items = settings.objects("endpoints");
-        if (items.isEmpty()) {
-            throw new ConfigException(
-                    settings.key("endpoints"), "is required: at least one endpoint with url and secret");
-        }
-        List<WebhookEndpoint> endpoints = new ArrayList<>();
-        List<String> described = new ArrayList<>();
-        for (ConfigNode e : items) {
-            String url = e.requiredString("url");
-            WebhookEndpoint.Builder b = WebhookEndpoint.builder(url);
-            String name = e.string("name", null);
-            if (name != null) {
-                b.name(name);
-            }
-            List<String> secrets = new ArrayList<>();
-            Secret one = e.secret("secret");
-            if (one != null) {
-                secrets.add(one.value());
-            }
-            for (String s : e.strings("secrets")) {
-                secrets.add(s);
-            }
-            if (secrets.isEmpty()) {
-                throw new ConfigException(e.key("secret"), "is required: every webhook is signed (whsec_<base64>)");
-            }
-            secrets.forEach(b::secret);
-            List<String> types = e.strings("event-types");
-            if (!types.isEmpty()) {
-                b.eventTypes(types.toArray(String[]::new));
-            }
-            e.stringMap("headers").forEach(b::header);
-            e.rejectUnknown();
-            WebhookEndpoint endpoint;
-            try {
-                endpoint = b.build();
-            } catch (OutboxValidationException ex) {
-                throw new ConfigException(e.key(endpointKey(ex.field())), ex.getMessage(), ex);
-            }
-            endpoints.add(endpoint);
-            described.add(endpoint.name() + " " + endpoint.url().getScheme() + "://"
-                    + endpoint.url().getAuthority() + endpoint.url().getPath() + " " + endpoint.eventTypes());
-        }
-        String key = settings.path();
-        return new Spec() {
-            @Override
-            public String name() {
-                return "webhook";
-            }
-
-            @Override
-            public String describe() {
-                return "webhook " + described;
-            }
-
-            @Override
-            public Publisher open() {
-                try {
-                    return WebhookPublisher.builder()
-                            .endpoints(endpoints)
-                            .allowPrivateNetworks(allowPrivate)
-                            .connectTimeout(connectTimeout)
-                            .requestTimeout(requestTimeout)
-                            .maxConcurrentRequests(maxConcurrent)
-                            .build();
-                } catch (OutboxValidationException ex) {
-                    String field = ex.field() == null ? "" : ex.field();
-                    String sub = field.endsWith("allowPrivateNetworks")
-                            ? ".allow-private-networks"
-                            : field.endsWith("endpoint") ? ".endpoints" : "";
-                    throw new ConfigException(key + sub, ex.getMessage(), ex);
+            if (fixed != null) {
+                if (fixed.isBlank()) {
+                    throw new ConfigException(s.key("destination"), "is blank; name the " + what + ", or leave it out");
                 }
+                return new Routing(Router.fixed(fixed), what + " '" + fixed + "'");
             }
-        };
+            String rule = by == null ? "aggregate-type" : by.strip();
+            return switch (rule) {
+                case "aggregate-type" -> new Routing(Router.BY_AGGREGATE_TYPE, what + " by aggregate type");
+                case "event-type" -> new Routing(Router.BY_EVENT_TYPE, what + " by event type");
+                default ->
+                    throw new ConfigException(
+                            s.key("route-by"), "expected aggregate-type or event-type, got '" + by + "'");
+            };
+        }
     }
 
-    private static String endpointKey(String field) {
-        if (field == null) {
-            return "url";
+    private static final Pattern BUILDER_FIELD = Pattern.compile("^\\w+\\.Builder\\.(\\w+)");
+
+    /**
+     * Maps a library builder's refusal to the key of the setting it names. An {@link
+     * OutboxValidationException} names its {@link OutboxValidationException#field() field}; the builders
+     * that throw {@link IllegalArgumentException} instead start their message with {@code
+     * Publisher.Builder.field}.
+     *
+     * @param key the transport's settings key
+     * @param e the builder's exception
+     * @param keys the builder's field names (the last segment, e.g. {@code topicPrefix}) to their keys
+     * @return the error, naming the key
+     */
+    static ConfigException refused(String key, RuntimeException e, Map<String, String> keys) {
+        String field = e instanceof OutboxValidationException v ? v.field() : null;
+        if (field == null && e.getMessage() != null) {
+            Matcher m = BUILDER_FIELD.matcher(e.getMessage());
+            if (m.find()) {
+                field = m.group(1);
+            }
         }
-        if (field.contains("secret")) {
-            return "secret";
+        String sub = field == null ? null : keys.get(field.substring(field.lastIndexOf('.') + 1));
+        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        return new ConfigException(sub == null ? key : key + "." + sub, message, e);
+    }
+
+    /** @return a short, secret-free description of why a check failed */
+    static String reason(Throwable e) {
+        Throwable t = e;
+        while ((t instanceof java.util.concurrent.ExecutionException
+                        || t instanceof java.util.concurrent.CompletionException
+                        || t instanceof java.lang.reflect.UndeclaredThrowableException)
+                && t.getCause() != null) {
+            t = t.getCause();
         }
-        if (field.endsWith(".eventTypes")) {
-            return "event-types";
+        String message = t.getMessage();
+        if ((message == null || message.isBlank()) && t.getCause() != null && t.getCause() != t) {
+            message = t.getCause().getMessage();
         }
-        if (field.endsWith(".name")) {
-            return "name";
-        }
-        if (field.toLowerCase(Locale.ROOT).contains("header")) {
-            return "headers";
-        }
-        return "url";
+        return t.getClass().getSimpleName() + (message == null || message.isBlank() ? "" : ": " + message);
     }
 }

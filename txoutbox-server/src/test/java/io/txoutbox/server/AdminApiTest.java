@@ -220,6 +220,21 @@ class AdminApiTest {
     }
 
     @Test
+    void numbers_and_durations_that_overflow_are_a_400_naming_the_parameter_never_a_500() {
+        for (String age : new String[] {"99999999999999999999d", "9223372036854775807d", "PT9999999999999999999H"}) {
+            TestSupport.Response r =
+                    http("POST", base + "/api/sources/orders/purge", TOKEN, "{\"olderThan\":\"" + age + "\"}");
+            assertThat(r.status()).as(age + ": " + r.body()).isEqualTo(400);
+            assertThat(r.json().path("error").asText()).startsWith("olderThan: ");
+        }
+        for (String limit : new String[] {"99999999999", "-1", "1e3"}) {
+            TestSupport.Response r = http("GET", base + "/api/sources/orders/dead?limit=" + limit, TOKEN, null);
+            assertThat(r.status()).as(limit + ": " + r.body()).isEqualTo(400);
+            assertThat(r.json().path("error").asText()).containsIgnoringCase("limit");
+        }
+    }
+
+    @Test
     void no_response_carries_a_secret() {
         StringBuilder all = new StringBuilder();
         for (String path : List.of(

@@ -45,7 +45,7 @@ class ConfigErrorTest {
             unknown dialect  | 'table: srv_never_created'        | 'dialect: oracle'                     | sources[0].dialect: 'oracle' is unknown
             webhook URL      | 'url: http://127.0.0.1:9/hook'    | 'url: ftp://example.com/hook'         | sources[0].routes[0].transport.webhook.endpoints[0].url:
             short secret     | 'secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' | 'secret: short'        | sources[0].routes[0].transport.webhook.endpoints[0].secret:
-            planned transport| 'transport: log'                  | 'transport: kafka'                    | sources[0].routes[1].transport: transport 'kafka' is not bundled with this server yet
+            planned transport| 'transport: log'                  | 'transport: sqs'                      | sources[0].routes[1].transport: transport 'sqs' is not bundled with this server yet
             unknown transport| 'transport: log'                  | 'transport: carrier-pigeon'           | sources[0].routes[1].transport: unknown transport 'carrier-pigeon'
             missing env      | 'user: postgres'                  | 'user: ${TXOUTBOX_TEST_UNSET_USER}'   | sources[0].user: environment variable TXOUTBOX_TEST_UNSET_USER is not set
             short token      | 'token: test-token-0123456789abcdef' | 'token: abc'                       | admin.token: is 3 characters; it must be at least 16
@@ -53,6 +53,38 @@ class ConfigErrorTest {
             """)
     void configuration_error_names_the_key(String name, String find, String replace, String expected) {
         String yaml = VALID.replace(find, replace);
+        assertThat(yaml).as("the test's replacement applies").isNotEqualTo(VALID);
+        TestSupport.CliResult r = run(yaml);
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).contains("configuration error: " + expected);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            int overflow           | 'batch-size: 0'     | 'batch-size: 99999999999'          | sources[0].relay.batch-size: 99999999999 is out of range; it must be between 1 and 10000
+            long overflow          | 'batch-size: 0'     | 'batch-size: 99999999999999999999' | sources[0].relay.batch-size: '99999999999999999999' is too large
+            duration digits        | 'batch-size: 0'     | 'poll-interval: 99999999999999999999s' | sources[0].relay.poll-interval: '99999999999999999999s' is too long; the longest duration accepted is 36525d
+            duration overflow      | 'batch-size: 0'     | 'lease-duration: 9223372036854775807d' | sources[0].relay.lease-duration: '9223372036854775807d' is too long
+            duration absurd        | 'batch-size: 0'     | 'retain-published: 40000d'         | sources[0].relay.retain-published: '40000d' is too long
+            iso overflow           | 'batch-size: 0'     | 'poll-interval: PT9999999999999999999H' | sources[0].relay.poll-interval:
+            """)
+    void overflowing_numbers_and_durations_name_the_key(String name, String find, String replace, String expected) {
+        String yaml = VALID.replace("poll-interval: 500ms", find);
+        yaml = yaml.replace(find, replace);
+        TestSupport.CliResult r = run(yaml);
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).contains("configuration error: " + expected).doesNotContain("NumberFormatException");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            admin host twice      | '  host: 127.0.0.1'        | '  host: 127.0.0.1\\n  host: 0.0.0.0'                 | admin.host: is given twice (again at line 3)
+            relay key twice       | '      poll-interval: 500ms' | '      poll-interval: 500ms\\n      poll-interval: 1s' | sources[0].relay.poll-interval: is given twice
+            second routes list    | '    routes:'              | '    routes: []\\n    routes:'                        | sources[0].routes: is given twice
+            endpoint key twice    | '                secret: whsec' | '                secret: x\\n                secret: whsec' | sources[0].routes[0].transport.webhook.endpoints[0].secret: is given twice
+            """)
+    void a_key_given_twice_is_refused_naming_its_path(String name, String find, String replace, String expected) {
+        String yaml = VALID.replace(find, replace.replace("\\n", "\n"));
         assertThat(yaml).as("the test's replacement applies").isNotEqualTo(VALID);
         TestSupport.CliResult r = run(yaml);
         assertThat(r.exitCode()).as(r.err()).isEqualTo(2);

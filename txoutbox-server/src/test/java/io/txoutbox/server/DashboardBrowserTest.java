@@ -79,6 +79,28 @@ class DashboardBrowserTest {
     }
 
     @Test
+    void routes_table_shows_each_brokers_activity() throws Exception {
+        browser.navigate("about:blank");
+        browser.navigate(demo.dashboardUrl());
+        await().ignoreExceptions()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> browser.eval(
+                                        "Number(document.querySelector(\"#routes tr[data-route='webhook'] td:nth-child(4)\")"
+                                                + ".textContent.replace(/[^0-9]/g, ''))")
+                                .asLong()
+                        > 0);
+        assertThat(browser.eval("document.querySelectorAll('#routes tbody tr').length")
+                        .asInt())
+                .isEqualTo(2);
+        assertThat(browser.eval("document.querySelector(\"#routes tr[data-route='webhook'] td.state\").textContent")
+                        .asText())
+                .isEqualTo("ok");
+        assertThat(browser.eval("document.querySelector(\"#routes tr[data-route='log']\").textContent")
+                        .asText())
+                .contains("log (event ids and types");
+    }
+
+    @Test
     void screenshot_shows_the_dashboard() throws Exception {
         browser.navigate("about:blank");
         browser.navigate(demo.dashboardUrl());

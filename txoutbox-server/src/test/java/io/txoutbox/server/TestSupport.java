@@ -115,6 +115,36 @@ final class TestSupport {
                 """.formatted(TOKEN, PG_URL, PG_USER, table, createSchema, relayExtra, receiverUrl, TestReceiver.SECRET);
     }
 
+    /** Runs the real psql client, as any program in any language would write the table. */
+    static String psql(String statement) throws Exception {
+        Process p = new ProcessBuilder(List.of(
+                        "psql",
+                        "-h",
+                        "localhost",
+                        "-U",
+                        PG_USER,
+                        "-d",
+                        "test",
+                        "-v",
+                        "ON_ERROR_STOP=1",
+                        "-c",
+                        statement))
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.waitFor() != 0) {
+            throw new AssertionError("psql failed: " + out);
+        }
+        return out;
+    }
+
+    /** @return a loopback port that nothing listens on right now */
+    static int freePort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
     static Path write(Path dir, String name, String text) throws IOException {
         Path p = dir.resolve(name);
         Files.writeString(p, text);

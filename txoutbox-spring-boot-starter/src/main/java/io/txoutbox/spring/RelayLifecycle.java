@@ -3,6 +3,7 @@ package io.txoutbox.spring;
 import io.txoutbox.relay.Relay;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.springframework.context.SmartLifecycle;
 
@@ -20,6 +21,7 @@ public final class RelayLifecycle implements SmartLifecycle {
     public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
 
     private final Supplier<Relay> factory;
+    private final Consumer<Runnable> whenReady;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Relay relay;
     private volatile boolean running;
@@ -32,10 +34,23 @@ public final class RelayLifecycle implements SmartLifecycle {
      */
     public RelayLifecycle(Supplier<Relay> factory) {
         this.factory = Objects.requireNonNull(factory, "factory");
+        this.whenReady = Runnable::run;
         this.relay = factory.get();
     }
 
-    /** Starts the relay (a fresh one after an earlier stop). */
+    /**
+     * A relay whose outbox waits for its database: it is built and started once {@code whenReady} runs
+     * the action it is given (the outbox reached its database), if the lifecycle is still started then.
+     */
+    RelayLifecycle(Supplier<Relay> factory, Consumer<Runnable> whenReady) {
+        this.factory = Objects.requireNonNull(factory, "factory");
+        this.whenReady = whenReady;
+    }
+
+    /**
+     * Starts the relay (a fresh one after an earlier stop); when its outbox waits for its database, as
+     * soon as the database comes.
+     */
     @Override
     public void start() {
         lock.lock();
@@ -43,12 +58,24 @@ public final class RelayLifecycle implements SmartLifecycle {
             if (running) {
                 return;
             }
-            if (used) {
+            running = true;
+        } finally {
+            lock.unlock();
+        }
+        whenReady.accept(this::startNow);
+    }
+
+    private void startNow() {
+        lock.lock();
+        try {
+            if (!running) {
+                return;
+            }
+            if (used || relay == null) {
                 relay = factory.get();
             }
             used = true;
             relay.start();
-            running = true;
         } finally {
             lock.unlock();
         }
@@ -63,7 +90,9 @@ public final class RelayLifecycle implements SmartLifecycle {
                 return;
             }
             running = false;
-            relay.stop();
+            if (relay != null) {
+                relay.stop();
+            }
         } finally {
             lock.unlock();
         }
@@ -79,13 +108,17 @@ public final class RelayLifecycle implements SmartLifecycle {
         return PHASE;
     }
 
-    /** @return the current relay: running between {@link #start()} and {@link #stop()} */
+    /**
+     * @return the current relay: running between {@link #start()} and {@link #stop()}; {@code null} while
+     *     its outbox still waits for its database
+     */
     public Relay relay() {
         return relay;
     }
 
     @Override
     public String toString() {
-        return "RelayLifecycle[" + relay.name() + ", running=" + running + "]";
+        Relay r = relay;
+        return "RelayLifecycle[" + (r == null ? "waiting for the database" : r.name()) + ", running=" + running + "]";
     }
 }

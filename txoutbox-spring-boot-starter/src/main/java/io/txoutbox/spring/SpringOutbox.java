@@ -8,10 +8,21 @@ import io.txoutbox.jdbc.SqlExceptions;
 import io.txoutbox.spi.OutboxStore;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.InstantSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -39,9 +50,19 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * delegate to the outbox built from the properties. Thread-safe.
  */
 public final class SpringOutbox implements Outbox {
-    private final Outbox delegate;
+    private static final Logger log = LoggerFactory.getLogger(SpringOutbox.class);
+
+    private volatile Outbox delegate;
     private final DataSource dataSource;
     private final boolean allowWithoutTransaction;
+    private final String table;
+    private final Supplier<Outbox> attempt;
+    private final Duration maxBackoff;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final List<Runnable> whenReady = new ArrayList<>();
+    private volatile String waiting;
+    private volatile RuntimeException refused;
+    private ScheduledExecutorService retries;
 
     /**
      * @param delegate the outbox on {@code dataSource}
@@ -52,6 +73,163 @@ public final class SpringOutbox implements Outbox {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.allowWithoutTransaction = allowWithoutTransaction;
+        this.table = delegate.table();
+        this.attempt = null;
+        this.maxBackoff = Duration.ZERO;
+    }
+
+    /**
+     * An outbox whose database was not reachable at start-up: {@code attempt} builds the real one, tried in
+     * the background with backoff (and at once by any call that needs it) until the database answers.
+     */
+    SpringOutbox(
+            Supplier<Outbox> attempt,
+            String table,
+            String reason,
+            DataSource dataSource,
+            boolean allowWithoutTransaction,
+            Duration maxBackoff) {
+        this.attempt = Objects.requireNonNull(attempt, "attempt");
+        this.table = table;
+        this.waiting = reason;
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.allowWithoutTransaction = allowWithoutTransaction;
+        this.maxBackoff = maxBackoff;
+        this.retries = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "txoutbox-startup");
+            t.setDaemon(true);
+            return t;
+        });
+        schedule(1);
+    }
+
+    /** @return whether the outbox reached its database (always, unless it started while it was down) */
+    public boolean isReady() {
+        return delegate != null;
+    }
+
+    /**
+     * @return why the outbox is not ready: the database's last answer while it waits for it, or the
+     *     configuration error it met once the database came; {@code null} when it is ready
+     */
+    public String waitingFor() {
+        RuntimeException r = refused;
+        return r != null ? "configuration error: " + r.getMessage() : waiting;
+    }
+
+    /** Runs {@code action} once the outbox is ready: now if it is, else when the database comes. */
+    void whenReady(Runnable action) {
+        lock.lock();
+        try {
+            if (delegate == null) {
+                whenReady.add(action);
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        action.run();
+    }
+
+    /** Stops waiting for the database (at context shutdown). Idempotent; a ready outbox is unaffected. */
+    public void close() {
+        lock.lock();
+        try {
+            if (retries != null) {
+                retries.shutdownNow();
+            }
+            whenReady.clear();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void schedule(int n) {
+        long max = maxBackoff.toMillis();
+        long base = Math.min(max, 1000L << Math.min(n - 1, 20));
+        long delay = base / 2 + ThreadLocalRandom.current().nextLong(base / 2 + 1);
+        try {
+            retries.schedule(
+                    () -> {
+                        try {
+                            if (tryNow() == null) {
+                                log.warn(
+                                        "txoutbox: table {} still waits for its database (attempt {}): {}",
+                                        table,
+                                        n + 1,
+                                        waiting);
+                                schedule(n + 1);
+                            }
+                        } catch (RuntimeException e) {
+                            log.error(
+                                    "txoutbox: table {} cannot start once its database came: {}",
+                                    table,
+                                    e.getMessage());
+                        }
+                    },
+                    delay,
+                    TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // Closed with the context.
+        }
+    }
+
+    /**
+     * One attempt to build the real outbox.
+     *
+     * @return the outbox, or {@code null} while the database is unavailable
+     * @throws RuntimeException the configuration error the database answered (then kept and not retried)
+     */
+    private Outbox tryNow() {
+        List<Runnable> actions;
+        lock.lock();
+        try {
+            if (delegate != null) {
+                return delegate;
+            }
+            if (refused != null) {
+                throw refused;
+            }
+            try {
+                delegate = attempt.get();
+            } catch (RuntimeException e) {
+                if (StartupFailure.isUnavailability(e)) {
+                    waiting = StartupFailure.reason(e);
+                    return null;
+                }
+                refused = e;
+                throw e;
+            }
+            waiting = null;
+            log.info("txoutbox: table {} reached its database; the outbox is ready", table);
+            actions = new ArrayList<>(whenReady);
+            whenReady.clear();
+            retries.shutdown();
+        } finally {
+            lock.unlock();
+        }
+        for (Runnable a : actions) {
+            try {
+                a.run();
+            } catch (RuntimeException e) {
+                log.error("txoutbox: starting after the database came failed", e);
+            }
+        }
+        return delegate;
+    }
+
+    /** The outbox, or a clear failure while it waits for its database. */
+    private Outbox current() {
+        Outbox d = delegate;
+        if (d != null) {
+            return d;
+        }
+        d = tryNow();
+        if (d == null) {
+            throw new OutboxException("txoutbox: the outbox on table " + table
+                    + " is not ready: it waits for its database (" + waiting + ")");
+        }
+        return d;
     }
 
     /**
@@ -80,7 +258,7 @@ public final class SpringOutbox implements Outbox {
         boolean inTransaction = TransactionSynchronizationManager.isActualTransactionActive();
         if (!inTransaction && !allowWithoutTransaction) {
             throw new OutboxException("txoutbox: append(event) needs an active Spring-managed transaction"
-                    + " (@Transactional or TransactionTemplate) on table " + delegate.table()
+                    + " (@Transactional or TransactionTemplate) on table " + table()
                     + ": outside one the event would commit on its own, and a later failure of your business"
                     + " change would leave an event for something that never happened (atomicity broken)."
                     + " Set txoutbox.allow-append-without-transaction=true to allow it");
@@ -92,11 +270,11 @@ public final class SpringOutbox implements Outbox {
             boolean joined = inTransaction && !autoCommit(connection);
             if (inTransaction && !joined && !allowWithoutTransaction) {
                 throw new OutboxException("txoutbox: the current transaction holds no connection of the outbox's"
-                        + " DataSource (table " + delegate.table() + "): is its transaction manager for another"
+                        + " DataSource (table " + table() + "): is its transaction manager for another"
                         + " DataSource, or a JpaTransactionManager whose JPA dialect does not expose the JDBC"
                         + " connection? The event would commit on its own (atomicity broken)");
             }
-            List<OutboxEvent> written = delegate.appendAll(connection, events);
+            List<OutboxEvent> written = current().appendAll(connection, events);
             signalAfterCommit(joined);
             return written;
         } finally {
@@ -110,7 +288,7 @@ public final class SpringOutbox implements Outbox {
      */
     @Override
     public OutboxEvent append(Connection connection, OutboxEvent event) {
-        OutboxEvent written = delegate.append(connection, event);
+        OutboxEvent written = current().append(connection, event);
         signalAfterCommit(TransactionSynchronizationManager.isActualTransactionActive());
         return written;
     }
@@ -121,7 +299,7 @@ public final class SpringOutbox implements Outbox {
      */
     @Override
     public List<OutboxEvent> appendAll(Connection connection, List<OutboxEvent> events) {
-        List<OutboxEvent> written = delegate.appendAll(connection, events);
+        List<OutboxEvent> written = current().appendAll(connection, events);
         signalAfterCommit(TransactionSynchronizationManager.isActualTransactionActive());
         return written;
     }
@@ -130,7 +308,7 @@ public final class SpringOutbox implements Outbox {
         try {
             return connection.getAutoCommit();
         } catch (SQLException e) {
-            throw SqlExceptions.translate("append", delegate.table(), e);
+            throw SqlExceptions.translate("append", table(), e);
         }
     }
 
@@ -138,21 +316,24 @@ public final class SpringOutbox implements Outbox {
     private void signalAfterCommit(boolean transactional) {
         if (!transactional || !TransactionSynchronizationManager.isSynchronizationActive()) {
             if (!transactional) {
-                delegate.committed(); // autocommit: the row is already committed
+                current().committed(); // autocommit: the row is already committed
             }
             return;
         }
         for (TransactionSynchronization s : TransactionSynchronizationManager.getSynchronizations()) {
-            if (s instanceof CommitSignal signal && signal.outbox == delegate) {
+            if (s instanceof CommitSignal signal && signal.outbox == current()) {
                 return;
             }
         }
-        TransactionSynchronizationManager.registerSynchronization(new CommitSignal(delegate));
+        TransactionSynchronizationManager.registerSynchronization(new CommitSignal(current()));
     }
 
     @Override
     public void committed() {
-        delegate.committed();
+        Outbox d = delegate;
+        if (d != null) {
+            d.committed();
+        }
     }
 
     /** Closes the outbox it wraps (its after-commit notifier); never the data source. */
@@ -163,38 +344,49 @@ public final class SpringOutbox implements Outbox {
 
     @Override
     public <T> T inTransaction(TransactionWork<T> work) {
-        return delegate.inTransaction(work);
+        return current().inTransaction(work);
     }
 
     @Override
     public OutboxAdmin admin() {
-        return delegate.admin();
+        return current().admin();
     }
 
     @Override
     public void createSchema() {
-        delegate.createSchema();
+        current().createSchema();
     }
 
     @Override
     public OutboxStore store() {
-        return delegate.store();
+        return current().store();
+    }
+
+    /** @return the outbox's clock; the system clock while it waits for its database */
+    @Override
+    public InstantSource clock() {
+        Outbox d = delegate;
+        return d == null ? InstantSource.system() : d.clock();
     }
 
     @Override
-    public InstantSource clock() {
-        return delegate.clock();
+    public String table() {
+        Outbox d = delegate;
+        return d == null ? table : d.table();
     }
 
-    /** @return the core outbox this one delegates to */
+    /**
+     * @return the core outbox this one delegates to
+     * @throws OutboxException while it waits for its database
+     */
     public Outbox delegate() {
-        return delegate;
+        return current();
     }
 
     @Override
     public String toString() {
-        return "SpringOutbox[table=" + delegate.table() + ", allowAppendWithoutTransaction=" + allowWithoutTransaction
-                + "]";
+        return "SpringOutbox[table=" + table() + ", allowAppendWithoutTransaction=" + allowWithoutTransaction
+                + (delegate == null ? ", waiting for the database" : "") + "]";
     }
 
     /** Wakes the relays of one outbox after the commit of the transaction it was registered in. */

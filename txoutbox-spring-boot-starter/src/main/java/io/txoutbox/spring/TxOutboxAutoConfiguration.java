@@ -83,6 +83,24 @@ public class TxOutboxAutoConfiguration {
             return new SpringOutbox(builder.build(), dataSource, properties.allowAppendWithoutTransaction());
         } catch (OutboxValidationException e) {
             throw PropertyNames.translate(e);
+        } catch (RuntimeException e) {
+            if (!properties.startup().retry() || !StartupFailure.isUnavailability(e)) {
+                throw e;
+            }
+            String reason = StartupFailure.reason(e);
+            log.warn(
+                    "txoutbox: the database of table {} cannot be reached; the application starts and waits for"
+                            + " it (health DOWN, appends fail meanwhile; txoutbox.startup.retry=false fails"
+                            + " instead): {}",
+                    properties.table(),
+                    reason);
+            return new SpringOutbox(
+                    builder::build,
+                    properties.table(),
+                    reason,
+                    dataSource,
+                    properties.allowAppendWithoutTransaction(),
+                    properties.startup().maxBackoff());
         }
     }
 
@@ -113,7 +131,7 @@ public class TxOutboxAutoConfiguration {
                 CompositeRelayListener.of(listeners.orderedStream().toList());
         List<RelayCustomizer> custom = customizers.orderedStream().toList();
         TxOutboxProperties.Relay r = properties.relay();
-        return new RelayLifecycle(() -> {
+        Supplier<Relay> factory = () -> {
             Relay.Builder builder = outbox.relay(publisher)
                     .name(r.name())
                     .batchSize(r.batchSize())
@@ -132,7 +150,11 @@ public class TxOutboxAutoConfiguration {
             } catch (OutboxValidationException e) {
                 throw PropertyNames.translate(e);
             }
-        });
+        };
+        if (outbox instanceof SpringOutbox s && !s.isReady()) {
+            return new RelayLifecycle(factory, s::whenReady);
+        }
+        return new RelayLifecycle(factory);
     }
 
     private static Publisher publisher(

@@ -25,6 +25,12 @@ final class TxOutboxHealthIndicator extends AbstractHealthIndicator {
 
     @Override
     protected void doHealthCheck(Health.Builder builder) {
+        if (outbox instanceof SpringOutbox s && !s.isReady()) {
+            builder.down()
+                    .withDetail("table", outbox.table())
+                    .withDetail("reason", "waiting for the database: " + s.waitingFor());
+            return;
+        }
         OutboxStats stats = outbox.admin().stats();
         builder.up()
                 .withDetail("table", outbox.table())

@@ -50,6 +50,7 @@ public class TxOutboxMetricsAutoConfiguration {
                     .percentiles(m.percentileArray())
                     .histogram(m.histogram())
                     .typeTag(m.typeTag())
+                    .maxTypes(m.maxTypes())
                     .build();
         } catch (OutboxValidationException e) {
             throw PropertyNames.translate(e);

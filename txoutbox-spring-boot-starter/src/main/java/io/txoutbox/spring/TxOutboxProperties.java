@@ -31,6 +31,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param relay the embedded relay
  * @param health the actuator health indicator
  * @param metrics the Micrometer meters
+ * @param startup what the outbox does when its database cannot be reached at start-up
  */
 @ConfigurationProperties("txoutbox")
 public record TxOutboxProperties(
@@ -45,7 +46,31 @@ public record TxOutboxProperties(
         @DefaultValue("true") boolean traceContext,
         @DefaultValue Relay relay,
         @DefaultValue Health health,
-        @DefaultValue Metrics metrics) {
+        @DefaultValue Metrics metrics,
+        @DefaultValue Startup startup) {
+
+    /**
+     * Start-up ({@code txoutbox.startup.*}).
+     *
+     * @param retry when the database cannot be reached at start-up (SQLState 08, 57P, 53, a lost
+     *     connection), start anyway and retry with backoff: the health is DOWN and appends fail until the
+     *     database comes, then the relay starts. Off: the application fails to start. A wrong password or
+     *     database name, or a missing table, always fails the start.
+     * @param maxBackoff the longest wait between two attempts
+     */
+    public record Startup(
+            @DefaultValue("true") boolean retry,
+            @DefaultValue("30s") Duration maxBackoff) {
+        /** Checks the backoff. */
+        public Startup {
+            if (maxBackoff == null || maxBackoff.toMillis() < 100) {
+                throw new OutboxValidationException(
+                        "txoutbox.startup.max-backoff",
+                        ">= 100ms",
+                        "txoutbox.startup.max-backoff is " + maxBackoff + "; it must be at least 100ms");
+            }
+        }
+    }
 
     /**
      * The embedded relay ({@code txoutbox.relay.*}).
@@ -119,13 +144,16 @@ public record TxOutboxProperties(
      * @param percentiles client-side percentiles of the publish-duration and delivery-latency timers
      * @param histogram publish histogram buckets of the two timers
      * @param typeTag tag the event counters with the event type
+     * @param maxTypes event types with series of their own (the first ones seen); later types count under
+     *     {@code type="<other>"}, so thousands of types cannot grow the registry without bound
      */
     public record Metrics(
             @DefaultValue("true") boolean enabled,
             @DefaultValue("10s") Duration statsRefresh,
             @DefaultValue({"0.5", "0.99"}) List<Double> percentiles,
             @DefaultValue("false") boolean histogram,
-            @DefaultValue("true") boolean typeTag) {
+            @DefaultValue("true") boolean typeTag,
+            @DefaultValue("50") int maxTypes) {
 
         /** Copies the percentiles. */
         public Metrics {

@@ -8,13 +8,9 @@ import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -35,14 +31,27 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Publishes events as HTTP webhooks, signed per <a href="https://www.standardwebhooks.com/">Standard
- * Webhooks</a>, on the JDK's {@link HttpClient}. Each event is POSTed to every endpoint whose event-type filter
+ * Webhooks</a>, on Jetty's HTTP client. Each event is POSTed to every endpoint whose event-type filter
  * matches it; the body is the payload bytes, the {@code Content-Type} the event's, and the headers are the
  * {@link MessageHeaders} plus {@code webhook-id} (the event id), {@code webhook-timestamp} and
  * {@code webhook-signature}.
@@ -63,6 +72,12 @@ import org.slf4j.LoggerFactory;
  * event that no endpoint matches is dead. Endpoints that already answered 2xx for a retried event are
  * remembered in memory and skipped on the retry; a restart or another relay sends it to them again (at least
  * once: receivers deduplicate by {@code webhook-id}).
+ *
+ * <p>Server-side request forgery: unless private networks are allowed, the client connects only through a
+ * resolver that checks every address of the endpoint's host and hands over exactly those, so the address
+ * checked is the address connected (no second lookup a DNS rebinding could answer differently); the
+ * {@code Host} header, TLS SNI and certificate verification keep the host name. Redirects are never
+ * followed and no proxy is used.
  *
  * <p>Thread-safe; several relays may share one publisher. {@link #close()} ends the threads it created.
  */
@@ -109,6 +124,7 @@ public final class WebhookPublisher implements Publisher {
     private final ExecutorService ownExecutor;
     private final Executor executor;
     private final HttpClient client;
+    private final PinningResolver pinning;
     private final AsyncLimiter limiter;
     private final DeliveryMemory memory;
     private final int maxConcurrentRequests;
@@ -129,11 +145,40 @@ public final class WebhookPublisher implements Publisher {
             this.ownExecutor = null;
             this.executor = b.executor;
         }
-        this.client = HttpClient.newBuilder()
-                .connectTimeout(connectTimeout)
-                .followRedirects(HttpClient.Redirect.NEVER)
-                .executor(executor)
-                .build();
+        this.pinning = new PinningResolver(resolver, allowPrivateNetworks, executor);
+        ClientConnector connector = b.connector == null ? new ClientConnector() : b.connector;
+        // The client's own threads (its selector runs on one for good): never the caller's executor, which
+        // may be small. They are daemons, ended by close().
+        int publisher = PUBLISHERS.incrementAndGet();
+        QueuedThreadPool io = new QueuedThreadPool(16, 2);
+        io.setName("txoutbox-webhook-" + publisher + "-http");
+        io.setDaemon(true);
+        connector.setExecutor(io);
+        connector.setScheduler(new ScheduledExecutorScheduler("txoutbox-webhook-" + publisher + "-timer", true));
+        connector.setConnectTimeout(connectTimeout);
+        // The JVM's default trust store; the certificate must name the endpoint's host.
+        SslContextFactory.Client tls = new SslContextFactory.Client();
+        tls.setEndpointIdentificationAlgorithm("HTTPS");
+        connector.setSslContextFactory(tls);
+        this.client = new HttpClient(new HttpClientTransportOverHTTP(connector));
+        client.setExecutor(io);
+        client.setScheduler(connector.getScheduler());
+        client.setSocketAddressResolver(pinning);
+        client.setFollowRedirects(false);
+        client.setConnectTimeout(connectTimeout.toMillis());
+        client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, USER_AGENT));
+        client.setMaxConnectionsPerDestination(maxConcurrentRequests);
+        client.setMaxRequestsQueuedPerDestination(Math.max(1024, maxConcurrentRequests * 4));
+        // Responses are discarded: no decoder is needed, and none may ask for compressed bodies. No protocol
+        // handler either: a 3xx is never followed, a 401 is an answer (no authentication dance).
+        try {
+            client.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("the webhook HTTP client did not start: " + e, e);
+        }
+        // (The client installs its default handlers and decoders when it starts.)
+        client.getContentDecoderFactories().clear();
+        client.getProtocolHandlers().clear();
         this.limiter = new AsyncLimiter(maxConcurrentRequests, executor);
         this.memory = new DeliveryMemory(b.rememberAcceptedDeliveries);
     }
@@ -251,45 +296,26 @@ public final class WebhookPublisher implements Publisher {
     }
 
     private CompletableFuture<PublishOutcome> attempt(ClaimedEvent event, WebhookEndpoint endpoint) {
-        CompletableFuture<String> refusal = allowPrivateNetworks
-                ? CompletableFuture.completedFuture(null)
-                : CompletableFuture.supplyAsync(() -> refusalOf(endpoint), executor);
-        return refusal.thenCompose(why -> {
-                    if (why != null) {
-                        return CompletableFuture.completedFuture(
-                                why.startsWith(UNRESOLVED)
-                                        ? PublishOutcome.retry(prefix(endpoint) + why)
-                                        : PublishOutcome.dead(prefix(endpoint) + "refused: " + why));
-                    }
-                    return client.sendAsync(request(event, endpoint), HttpResponse.BodyHandlers.discarding())
-                            .handle((response, error) ->
-                                    error == null ? outcomeOf(endpoint, response) : outcomeOf(endpoint, unwrap(error)));
-                })
-                .exceptionally(e -> PublishOutcome.retry(prefix(endpoint) + describe(unwrap(e))));
+        CompletableFuture<PublishOutcome> outcome = new CompletableFuture<>();
+        request(event, endpoint).send(result -> {
+            if (result.isSucceeded() || result.getResponse() != null && result.getResponseFailure() == null) {
+                outcome.complete(outcomeOf(endpoint, result.getResponse()));
+            } else {
+                outcome.complete(outcomeOf(endpoint, unwrap(result.getFailure())));
+            }
+        });
+        return outcome.exceptionally(e -> PublishOutcome.retry(prefix(endpoint) + describe(unwrap(e))));
     }
 
-    private String refusalOf(WebhookEndpoint endpoint) {
-        String host = endpoint.url().getHost();
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        try {
-            return AddressPolicy.check(host, resolver);
-        } catch (UnknownHostException e) {
-            // DNS may come back: retry, never dead.
-            return UNRESOLVED + "'" + host + "'";
-        }
-    }
-
-    private HttpRequest request(ClaimedEvent event, WebhookEndpoint endpoint) {
+    private Request request(ClaimedEvent event, WebhookEndpoint endpoint) {
         URI url = endpoint.url();
-        HttpRequest.Builder request = HttpRequest.newBuilder(url)
-                .timeout(requestTimeout)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(event.payload()));
-        if ("http".equalsIgnoreCase(url.getScheme())) {
-            // Plain HTTP/2 would start with an h2c upgrade, which many receivers mishandle; TLS negotiates h2.
-            request.version(HttpClient.Version.HTTP_1_1);
-        }
+        String contentType = event.contentType() == null || !Headers.isValidValue(event.contentType())
+                ? DEFAULT_CONTENT_TYPE
+                : event.contentType();
+        Request request = client.newRequest(url)
+                .method(HttpMethod.POST)
+                .timeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .body(new BytesRequestContent(contentType, event.payload()));
         Map<String, String[]> headers = new LinkedHashMap<>();
         for (Map.Entry<String, String> h : MessageHeaders.of(event).entrySet()) {
             String key = h.getKey().toLowerCase(Locale.ROOT);
@@ -298,47 +324,42 @@ public final class WebhookPublisher implements Publisher {
             }
         }
         for (Map.Entry<String, String> h : endpoint.headers().entrySet()) {
-            headers.put(h.getKey(), new String[] {h.getKey(), h.getValue()});
-        }
-        for (String[] h : headers.values()) {
-            try {
-                request.setHeader(h[0], h[1]);
-            } catch (IllegalArgumentException e) {
-                // A row written by another program may carry a header HTTP cannot: skip it, never the event.
-                log.debug("webhook event {}: header '{}' skipped, the JDK's HttpClient refuses it", event.id(), h[0]);
-            }
-        }
-        String contentType = event.contentType() == null ? DEFAULT_CONTENT_TYPE : event.contentType();
-        try {
-            request.setHeader("Content-Type", contentType);
-        } catch (IllegalArgumentException e) {
-            request.setHeader("Content-Type", DEFAULT_CONTENT_TYPE);
+            headers.put(h.getKey().toLowerCase(Locale.ROOT), new String[] {h.getKey(), h.getValue()});
         }
         String id = event.id().toString();
         String timestamp = Long.toString(clock.instant().getEpochSecond());
-        request.setHeader("User-Agent", USER_AGENT);
-        request.setHeader(WEBHOOK_ID, id);
-        request.setHeader(WEBHOOK_TIMESTAMP, timestamp);
-        request.setHeader(WEBHOOK_SIGNATURE, Signatures.header(endpoint.keys(), id, timestamp, event.payload()));
-        return request.build();
+        String signature = Signatures.header(endpoint.keys(), id, timestamp, event.payload());
+        request.headers(h -> {
+            for (String[] header : headers.values()) {
+                if (Headers.isValidName(header[0]) && Headers.isValidValue(header[1])) {
+                    h.put(header[0], header[1]);
+                } else {
+                    // A row written by another program may carry a header HTTP cannot: skip it, never the event.
+                    log.debug("webhook event {}: header '{}' skipped, HTTP cannot carry it", event.id(), header[0]);
+                }
+            }
+            h.put(HttpHeader.CONTENT_TYPE, contentType);
+            h.put(WEBHOOK_ID, id);
+            h.put(WEBHOOK_TIMESTAMP, timestamp);
+            h.put(WEBHOOK_SIGNATURE, signature);
+        });
+        return request;
     }
 
-    private PublishOutcome outcomeOf(WebhookEndpoint endpoint, HttpResponse<?> response) {
-        int status = response.statusCode();
+    private PublishOutcome outcomeOf(WebhookEndpoint endpoint, Response response) {
+        int status = response.getStatus();
         String what = prefix(endpoint) + "HTTP " + status + " from " + endpoint.target();
         if (status >= 200 && status < 300) {
             return PublishOutcome.PUBLISHED;
         }
         if (status >= 300 && status < 400) {
-            String to = response.headers()
-                    .firstValue("Location")
-                    .map(WebhookPublisher::locationTarget)
-                    .orElse("");
+            String location = response.getHeaders().get(HttpHeader.LOCATION);
+            String to = location == null ? "" : locationTarget(location);
             return PublishOutcome.dead(
                     what + ": redirects are refused, not followed" + to + "; point the endpoint at the final URL");
         }
         if (status == 408 || status == 429 || status >= 500 && status < 600) {
-            String retryAfter = response.headers().firstValue("Retry-After").orElse(null);
+            String retryAfter = response.getHeaders().get(HttpHeader.RETRY_AFTER);
             Instant notBefore = RetryAfter.parse(retryAfter, clock.instant());
             return notBefore == null
                     ? PublishOutcome.retry(what)
@@ -350,12 +371,32 @@ public final class WebhookPublisher implements Publisher {
         return PublishOutcome.retry(what + ": unexpected status");
     }
 
-    private PublishOutcome outcomeOf(WebhookEndpoint endpoint, Throwable error) {
+    private PublishOutcome outcomeOf(WebhookEndpoint endpoint, Throwable failure) {
+        Throwable error = failure;
+        // Jetty may wrap the cause; the innermost known failure says what happened.
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof PinningResolver.RefusedAddressException
+                    || t instanceof UnknownHostException
+                    || t instanceof SocketTimeoutException
+                    || t instanceof TimeoutException
+                    || t instanceof ConnectException) {
+                error = t;
+                break;
+            }
+        }
+        if (error instanceof PinningResolver.RefusedAddressException refused) {
+            return PublishOutcome.dead(prefix(endpoint) + "refused: " + refused.getMessage());
+        }
+        if (error instanceof UnknownHostException) {
+            // DNS may come back: retry, never dead.
+            return PublishOutcome.retry(
+                    prefix(endpoint) + UNRESOLVED + "'" + bare(endpoint.url().getHost()) + "'");
+        }
         String where = prefix(endpoint) + endpoint.target() + ": ";
-        if (error instanceof HttpConnectTimeoutException) {
+        if (error instanceof SocketTimeoutException) {
             return PublishOutcome.retry(where + "connect timed out after " + connectTimeout.toMillis() + " ms");
         }
-        if (error instanceof HttpTimeoutException) {
+        if (error instanceof TimeoutException) {
             return PublishOutcome.retry(where + "no response within " + requestTimeout.toMillis() + " ms");
         }
         if (error instanceof ConnectException) {
@@ -365,6 +406,10 @@ public final class WebhookPublisher implements Publisher {
             return PublishOutcome.retry(where + describe(error));
         }
         return PublishOutcome.retry(where + "unexpected failure: " + describe(error));
+    }
+
+    static String bare(String host) {
+        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
     }
 
     /** Names a redirect's target by host and path only: a query may carry a token. */
@@ -417,13 +462,10 @@ public final class WebhookPublisher implements Publisher {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        if (client instanceof AutoCloseable closeable) {
-            // Java 21 and later can close an HttpClient; on 17 its selector thread ends once it is unreachable.
-            try {
-                closeable.close();
-            } catch (Exception e) {
-                log.debug("closing the HttpClient failed", e);
-            }
+        try {
+            client.stop();
+        } catch (Exception e) {
+            log.debug("stopping the HTTP client failed", e);
         }
         if (ownExecutor != null) {
             ownExecutor.shutdown();
@@ -457,6 +499,7 @@ public final class WebhookPublisher implements Publisher {
         private int rememberAcceptedDeliveries = 10_000;
         private Executor executor;
         private AddressPolicy.Resolver resolver = AddressPolicy.Resolver.SYSTEM;
+        private ClientConnector connector;
 
         private Builder() {}
 
@@ -549,9 +592,15 @@ public final class WebhookPublisher implements Publisher {
             return this;
         }
 
-        /** For tests: resolves host names for the private-network check. */
+        /** For tests: resolves host names for the private-network check and the connection. */
         Builder resolver(AddressPolicy.Resolver resolver) {
             this.resolver = resolver;
+            return this;
+        }
+
+        /** For tests: the connector that opens connections (to see where it is asked to connect). */
+        Builder connector(ClientConnector connector) {
+            this.connector = connector;
             return this;
         }
 

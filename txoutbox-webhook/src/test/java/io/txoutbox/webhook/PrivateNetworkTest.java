@@ -9,8 +9,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
+import java.net.ConnectException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.UnknownHostException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.util.Promise;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -125,6 +134,83 @@ class PrivateNetworkTest {
             throw new UnknownHostException(host);
         });
         assertThat(outcome).isEqualTo(PublishOutcome.retry("cannot resolve host 'hooks.invalid'"));
+    }
+
+    @Test
+    void the_address_checked_is_the_address_connected_so_a_rebinding_name_cannot_reach_loopback() throws Exception {
+        // A rebinding name: a public address for the first lookup, loopback (the receiver) for any later one.
+        AtomicInteger lookups = new AtomicInteger();
+        AddressPolicy.Resolver rebinding = host -> lookups.getAndIncrement() == 0
+                ? new InetAddress[] {InetAddress.getByName("93.184.216.34")}
+                : new InetAddress[] {InetAddress.getLoopbackAddress()};
+        // The connector records where the client asks to connect and connects to nothing, so that this test
+        // sends no packet to the public address.
+        List<SocketAddress> connects = new CopyOnWriteArrayList<>();
+        ClientConnector recording = new ClientConnector() {
+            @Override
+            public void connect(SocketAddress address, Map<String, Object> context) {
+                connects.add(address);
+                @SuppressWarnings("unchecked")
+                Promise<Object> promise = (Promise<Object>) context.get(ClientConnector.CONNECTION_PROMISE_CONTEXT_KEY);
+                promise.failed(new ConnectException("test: not connecting to " + address));
+            }
+        };
+        try (WebhookPublisher publisher = WebhookPublisher.builder()
+                .endpoint(WebhookEndpoint.of("http://rebind.invalid:" + receiver.port() + "/hooks", SECRET))
+                .resolver(rebinding)
+                .connector(recording)
+                .build()) {
+            PublishOutcome first = publish(publisher, event("order.placed")).get(0);
+            PublishOutcome second = publish(publisher, event("order.placed")).get(0);
+
+            assertThat(first.outcome()).isEqualTo(Outcome.RETRY);
+            assertThat(connects)
+                    .as("the client connects only to the address that was checked")
+                    .containsExactly(new InetSocketAddress(InetAddress.getByName("93.184.216.34"), receiver.port()));
+            assertThat(second.outcome()).isEqualTo(Outcome.DEAD);
+            assertThat(second.reason()).contains("'rebind.invalid' resolves to 127.0.0.1, a loopback address");
+        }
+        assertThat(receiver.requests())
+                .as("nothing reached the loopback receiver")
+                .isEmpty();
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "::ffff:10.0.0.1         | a private address",
+                "::ffff:0:7f00:1         | a loopback address embedded in an IPv6 address",
+                "::10.0.0.1              | a private address embedded in an IPv6 address",
+                "64:ff9b::7f00:1         | a loopback address embedded in an IPv6 address",
+                "64:ff9b:1::a9fe:a9fe    | a local-use NAT64 address",
+                "64:ff9b::a9fe:a9fe      | a link-local address embedded in an IPv6 address",
+                "2002:c0a8:101::1        | a private address embedded in an IPv6 address",
+                "2001:0:4136:e378:8000:63bf:f5ff:fffe | Teredo",
+                "fec0::1                 | a private address",
+                "fd12:3456::1            | a unique-local address",
+                "fe80::1                 | a link-local address",
+                "ff05::2                 | a multicast address",
+                "100::1                  | discard-only",
+                "2001:10::1              | ORCHID",
+                "2001:db8::1             | documentation",
+                "0.0.0.1                 | 0.0.0.0/8",
+                "100.64.0.1              | carrier-grade NAT",
+                "192.0.0.9               | IETF protocol assignments address (192.0.0.0/24)",
+                "192.0.2.1               | documentation",
+                "198.51.100.1            | documentation",
+                "203.0.113.1             | documentation",
+                "192.88.99.1             | 6to4 relay anycast",
+                "198.19.255.255          | benchmarking",
+                "240.0.0.1               | reserved",
+                "255.255.255.255         | broadcast",
+                "169.254.169.254         | a link-local address",
+                "fd00:ec2::254           | a unique-local address",
+            })
+    void special_purpose_ranges_are_refused(String literal, String why) throws Exception {
+        assertThat(AddressPolicy.refusal(InetAddress.getByName(literal.strip())))
+                .as(literal)
+                .contains(why.strip());
     }
 
     private static PublishOutcome publishVia(AddressPolicy.Resolver resolver) throws Exception {

@@ -160,7 +160,37 @@
       cell(tr, fmt.format(table.dead || 0), 'num');
       body.appendChild(tr);
     }
+    renderRoutes(st.routes || []);
     drawChart(st.throughput);
+  }
+
+  function ms(v) {
+    return v < 10 ? v.toFixed(1) + ' ms' : v < 10000 ? Math.round(v) + ' ms' : (v / 1000).toFixed(1) + ' s';
+  }
+
+  // One row per route: which broker is slow or failing, at a glance.
+  function renderRoutes(routes) {
+    const body = $('routes').tBodies[0];
+    body.textContent = '';
+    for (const r of routes) {
+      const tr = document.createElement('tr');
+      tr.dataset.route = r.name;
+      tr.className = r.failing ? 'failing' : '';
+      const first = cell(tr, '');
+      const name = document.createElement('div'); name.textContent = r.name;
+      const target = document.createElement('small'); target.textContent = r.target;
+      first.appendChild(name); first.appendChild(target);
+      cell(tr, r.types.join(', '));
+      cell(tr, r.failing ? 'failing' : 'ok', 'state');
+      cell(tr, fmt.format(r.published), 'num');
+      cell(tr, fmt.format(r.retried), 'num');
+      cell(tr, fmt.format(r.dead), 'num');
+      cell(tr, fmt.format(r.failures), 'num');
+      cell(tr, r.recent.publishedPerSecond.toFixed(1), 'num');
+      cell(tr, ms(r.recent.meanLatencyMillis) + ' / ' + ms(r.recent.maxLatencyMillis), 'num');
+      cell(tr, r.lastError || '', 'reason');
+      body.appendChild(tr);
+    }
   }
 
   function renderDead(page) {

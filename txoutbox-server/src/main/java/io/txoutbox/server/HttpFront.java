@@ -1,0 +1,182 @@
+package io.txoutbox.server;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin server's connections, bounded so that slow or many clients cannot freeze it.
+ *
+ * <ul>
+ *   <li>Requests are parsed without holding a thread (Jetty's selector), so clients that trickle their
+ *       headers cost a socket each, never a worker.
+ *   <li>A request must arrive whole (headers and body) within {@code request-timeout} of its first byte:
+ *       a sweeper closes connections that take longer, however steadily they trickle.
+ *   <li>An idle keep-alive connection is closed after {@code idle-timeout}.
+ *   <li>At most {@code max-connections} are open at once; beyond it new ones wait in the accept queue, and
+ *       the idle ones are closed sooner.
+ *   <li>Request headers are limited to 8 KiB (431 beyond); bodies are read up to the route's limit.
+ * </ul>
+ */
+final class HttpFront implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(HttpFront.class);
+    private static final long SWEEP_MILLIS = 200;
+
+    /** Where a connection stood at the last sweep: a new request since resets its clock. */
+    private record Progress(long messagesIn, long bytesIn, long firstByteNanos) {}
+
+    private final Server jetty;
+    private final ServerConnector connector;
+    private final ScheduledExecutorService sweeper;
+    private final Map<EndPoint, Progress> progress = new ConcurrentHashMap<>();
+    private final long requestTimeoutNanos;
+
+    private HttpFront(Server jetty, ServerConnector connector, ServerConfig.Limits limits) {
+        this.jetty = jetty;
+        this.connector = connector;
+        this.requestTimeoutNanos = limits.requestTimeout().toNanos();
+        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "txoutbox-admin-deadline");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Binds and starts serving.
+     *
+     * @param config host, port and limits
+     * @param handler handles each request on a worker thread (blocking is fine)
+     * @return the running front
+     * @throws IOException when the address cannot be bound (the operating system's error as cause)
+     */
+    static HttpFront start(ServerConfig.Admin config, Consumer<Exchange> handler) throws IOException {
+        ServerConfig.Limits limits = config.limits();
+        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
+        threads.setName("txoutbox-admin");
+        threads.setDaemon(true);
+        Server jetty = new Server(threads);
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        http.setRequestHeaderSize(8 * 1024);
+        http.setIdleTimeout(limits.idleTimeout().toMillis());
+        ServerConnector connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
+        connector.setHost(config.host());
+        connector.setPort(config.port());
+        connector.setIdleTimeout(limits.idleTimeout().toMillis());
+        connector.setAcceptQueueSize(128);
+        jetty.addConnector(connector);
+        NetworkConnectionLimit cap = new NetworkConnectionLimit(limits.maxConnections(), connector);
+        // At the cap, idle connections make room sooner.
+        cap.setEndPointIdleTimeout(Math.min(1000, limits.idleTimeout().toMillis()));
+        jetty.addBean(cap);
+        jetty.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) {
+                Exchange ex = new Exchange(request, response, callback);
+                try {
+                    handler.accept(ex);
+                } catch (RuntimeException e) {
+                    if (!ex.sent()) {
+                        ex.fail(e);
+                    }
+                    return true;
+                }
+                if (!ex.sent()) {
+                    ex.fail(new IllegalStateException("no response"));
+                }
+                return true;
+            }
+        });
+        jetty.setStopTimeout(1000);
+        HttpFront front = new HttpFront(jetty, connector, limits);
+        try {
+            jetty.start();
+        } catch (IOException e) {
+            front.close();
+            throw e;
+        } catch (Exception e) {
+            front.close();
+            throw new IOException(e.getMessage(), e);
+        }
+        front.sweeper.scheduleWithFixedDelay(front::sweep, SWEEP_MILLIS, SWEEP_MILLIS, TimeUnit.MILLISECONDS);
+        return front;
+    }
+
+    /** @return the connections open now */
+    int connections() {
+        return connector.getConnectedEndPoints().size();
+    }
+
+    /** @return the port it listens on */
+    int port() {
+        return connector.getLocalPort();
+    }
+
+    /**
+     * Closes every connection whose current request started arriving more than {@code request-timeout}
+     * ago and has not been taken in yet: Jetty counts a request in ({@code messagesIn}) once it has read
+     * it, so bytes that keep coming without one are a request that is too slow.
+     */
+    private void sweep() {
+        try {
+            long now = System.nanoTime();
+            Map<EndPoint, Boolean> open = new java.util.IdentityHashMap<>();
+            for (EndPoint endPoint : connector.getConnectedEndPoints()) {
+                open.put(endPoint, Boolean.TRUE);
+                Connection c = endPoint.getConnection();
+                if (c == null) {
+                    continue;
+                }
+                long in = c.getMessagesIn();
+                long bytes = c.getBytesIn();
+                Progress p = progress.get(endPoint);
+                if (p == null || p.messagesIn() != in) {
+                    // A new connection, or a request was taken in: count from its next bytes.
+                    progress.put(endPoint, new Progress(in, bytes, p == null && in == 0 && bytes > 0 ? now : -1));
+                } else if (p.firstByteNanos() < 0) {
+                    if (bytes > p.bytesIn()) {
+                        progress.put(endPoint, new Progress(in, p.bytesIn(), now));
+                    }
+                } else if (now - p.firstByteNanos() > requestTimeoutNanos) {
+                    log.debug(
+                            "txoutbox-server: closing {}: the request took longer than the request timeout", endPoint);
+                    progress.remove(endPoint);
+                    endPoint.close();
+                }
+            }
+            progress.keySet().removeIf(e -> !open.containsKey(e));
+        } catch (RuntimeException e) {
+            log.warn("txoutbox-server: the request-deadline sweep failed: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        sweeper.shutdownNow();
+        try {
+            jetty.stop();
+        } catch (Exception e) {
+            log.warn("txoutbox-server: stopping the HTTP server failed: {}", e.toString());
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.txoutbox.server;
+
+import io.txoutbox.spi.Publisher;
+import java.time.Duration;
+
+/** {@code transport: log}: logs each event's id, type and aggregate (never the payload), and publishes it. */
+final class LogTransport {
+    private LogTransport() {}
+
+    static Transports.Spec parse(ConfigNode settings) {
+        String level = settings.string("level", "info");
+        if (!level.equals("info") && !level.equals("debug")) {
+            throw new ConfigException(settings.key("level"), "expected info or debug, got '" + level + "'");
+        }
+        boolean debug = level.equals("debug");
+        String key = settings.path();
+        return new Transports.Spec() {
+            @Override
+            public String name() {
+                return "log";
+            }
+
+            @Override
+            public String key() {
+                return key;
+            }
+
+            @Override
+            public String describe() {
+                return "log (event ids and types at " + level + ", never payloads)";
+            }
+
+            @Override
+            public Publisher open() {
+                return new LogSink(debug);
+            }
+
+            @Override
+            public String check(Duration timeout) {
+                return "the server's own log (nothing to reach)";
+            }
+        };
+    }
+}

@@ -1,0 +1,140 @@
+package io.txoutbox.server;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.txoutbox.redis.RedisStreamsPublisher;
+import io.txoutbox.spi.Publisher;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code transport: {redis: ...}}: one {@code XADD} per event, through {@code txoutbox-redis}.
+ *
+ * <pre>
+ * redis:
+ *   uri: redis://redis.internal:6379/0     # required; rediss:// for TLS
+ *   password: ${REDIS_PASSWORD}            # optional (and username: for an ACL user)
+ *   stream-prefix: outbox:                 # order events go to the stream outbox:order
+ *   max-len: 100000                        # XADD MAXLEN ~ 100000
+ * </pre>
+ */
+final class RedisTransport {
+    private static final Map<String, String> KEYS = Map.of(
+            "uri", "uri",
+            "keyPrefix", "stream-prefix",
+            "maxLen", "max-len",
+            "commandTimeout", "command-timeout",
+            "router", "route-by");
+
+    private RedisTransport() {}
+
+    static Transports.Spec parse(ConfigNode s) {
+        String uri = s.string("uri", null);
+        String username = s.string("username", null);
+        Secret password = s.secret("password");
+        if (username != null && password == null) {
+            throw new ConfigException(s.key("password"), "is required with username");
+        }
+        String prefix = s.string("stream-prefix", null);
+        Long maxLen = s.optionalLong("max-len");
+        Duration commandTimeout = s.duration("command-timeout", null);
+        Transports.Routing routing = Transports.Routing.parse(s, "stream");
+        String key = s.path();
+        String target = uri == null ? "(no uri)" : Masking.uri(uri);
+        return new Transports.Spec() {
+            @Override
+            public String name() {
+                return "redis";
+            }
+
+            @Override
+            public String key() {
+                return key;
+            }
+
+            @Override
+            public String describe() {
+                return "redis " + target + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
+                        + routing.description() + (maxLen == null ? "" : ", MAXLEN ~" + maxLen);
+            }
+
+            @Override
+            public Publisher open() {
+                RedisStreamsPublisher.Builder b =
+                        RedisStreamsPublisher.builder().router(routing.router());
+                if (prefix != null) {
+                    b.keyPrefix(prefix);
+                }
+                if (maxLen != null) {
+                    b.maxLen(maxLen);
+                }
+                if (commandTimeout != null) {
+                    b.commandTimeout(commandTimeout);
+                }
+                try {
+                    if (password != null) {
+                        b.uri(redisUri());
+                    } else if (uri != null) {
+                        b.uri(uri);
+                    }
+                    return b.build();
+                } catch (RuntimeException e) {
+                    throw Transports.refused(key, e, KEYS);
+                }
+            }
+
+            /** Connects once and sends {@code PING}. */
+            @Override
+            public String check(Duration timeout) {
+                RedisURI target = redisUri();
+                target.setTimeout(timeout);
+                RedisClient client = RedisClient.create(target);
+                try {
+                    client.setOptions(ClientOptions.builder()
+                            .autoReconnect(false)
+                            .socketOptions(SocketOptions.builder()
+                                    .connectTimeout(timeout)
+                                    .build())
+                            .build());
+                    try (StatefulRedisConnection<String, String> c = client.connect()) {
+                        String pong = c.sync().ping();
+                        return "Redis at " + RedisTransport.target(target) + " (PING: " + pong + ")";
+                    }
+                } finally {
+                    client.shutdown(0, 2, TimeUnit.SECONDS);
+                }
+            }
+
+            private RedisURI redisUri() {
+                if (uri == null) {
+                    throw new ConfigException(key + ".uri", "is required: redis://host:6379 or rediss://host:6380");
+                }
+                RedisURI r;
+                try {
+                    r = RedisURI.create(uri);
+                } catch (RuntimeException e) {
+                    throw new ConfigException(
+                            key + ".uri",
+                            "'" + Masking.uri(uri) + "' is not a Redis URI (redis://host:6379/0, rediss://..., "
+                                    + "redis-socket://path)");
+                }
+                if (password != null) {
+                    if (username != null) {
+                        r.setAuthentication(username, password.value());
+                    } else {
+                        r.setAuthentication(password.value());
+                    }
+                }
+                return r;
+            }
+        };
+    }
+
+    private static String target(RedisURI uri) {
+        return (uri.isSsl() ? "rediss://" : "redis://") + uri.getHost() + ":" + uri.getPort() + "/" + uri.getDatabase();
+    }
+}

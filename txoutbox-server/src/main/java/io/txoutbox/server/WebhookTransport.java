@@ -1,0 +1,142 @@
+package io.txoutbox.server;
+
+import io.txoutbox.OutboxValidationException;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.webhook.WebhookEndpoint;
+import io.txoutbox.webhook.WebhookPublisher;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** {@code transport: {webhook: ...}}: signed HTTP POSTs, through {@code txoutbox-webhook}. */
+final class WebhookTransport {
+    private WebhookTransport() {}
+
+    static Transports.Spec parse(ConfigNode settings) {
+        boolean allowPrivate = settings.bool("allow-private-networks", false);
+        Duration connectTimeout = settings.duration("connect-timeout", Duration.ofSeconds(5));
+        Duration requestTimeout = settings.duration("request-timeout", Duration.ofSeconds(10));
+        int maxConcurrent = settings.integer("max-concurrent-requests", 16, 1, 10_000);
+        List<ConfigNode> items = settings.objects("endpoints");
+        if (items.isEmpty()) {
+            throw new ConfigException(
+                    settings.key("endpoints"), "is required: at least one endpoint with url and secret");
+        }
+        List<WebhookEndpoint> endpoints = new ArrayList<>();
+        List<String> described = new ArrayList<>();
+        for (ConfigNode e : items) {
+            String url = e.requiredString("url");
+            WebhookEndpoint.Builder b = WebhookEndpoint.builder(url);
+            String name = e.string("name", null);
+            if (name != null) {
+                b.name(name);
+            }
+            List<String> secrets = new ArrayList<>();
+            Secret one = e.secret("secret");
+            if (one != null) {
+                secrets.add(one.value());
+            }
+            for (String s : e.strings("secrets")) {
+                secrets.add(s);
+            }
+            if (secrets.isEmpty()) {
+                throw new ConfigException(e.key("secret"), "is required: every webhook is signed (whsec_<base64>)");
+            }
+            secrets.forEach(b::secret);
+            List<String> types = e.strings("event-types");
+            if (!types.isEmpty()) {
+                b.eventTypes(types.toArray(String[]::new));
+            }
+            e.stringMap("headers").forEach(b::header);
+            e.rejectUnknown();
+            WebhookEndpoint endpoint;
+            try {
+                endpoint = b.build();
+            } catch (OutboxValidationException ex) {
+                throw new ConfigException(e.key(endpointKey(ex.field())), ex.getMessage(), ex);
+            }
+            endpoints.add(endpoint);
+            described.add(endpoint.name() + " " + endpoint.url().getScheme() + "://"
+                    + endpoint.url().getAuthority() + endpoint.url().getPath() + " " + endpoint.eventTypes());
+        }
+        String key = settings.path();
+        return new Transports.Spec() {
+            @Override
+            public String name() {
+                return "webhook";
+            }
+
+            @Override
+            public String key() {
+                return key;
+            }
+
+            @Override
+            public String describe() {
+                return "webhook " + described;
+            }
+
+            @Override
+            public Publisher open() {
+                try {
+                    return WebhookPublisher.builder()
+                            .endpoints(endpoints)
+                            .allowPrivateNetworks(allowPrivate)
+                            .connectTimeout(connectTimeout)
+                            .requestTimeout(requestTimeout)
+                            .maxConcurrentRequests(maxConcurrent)
+                            .build();
+                } catch (OutboxValidationException ex) {
+                    String field = ex.field() == null ? "" : ex.field();
+                    String sub = field.endsWith("allowPrivateNetworks")
+                            ? ".allow-private-networks"
+                            : field.endsWith("endpoint") ? ".endpoints" : "";
+                    throw new ConfigException(key + sub, ex.getMessage(), ex);
+                }
+            }
+
+            /** A TCP connection to each endpoint's host and port: no request is sent, so nothing is published. */
+            @Override
+            public String check(Duration timeout) throws Exception {
+                List<String> reached = new ArrayList<>();
+                for (WebhookEndpoint endpoint : endpoints) {
+                    URI u = endpoint.url();
+                    int port = u.getPort() >= 0 ? u.getPort() : u.getScheme().equalsIgnoreCase("https") ? 443 : 80;
+                    try (Socket socket = new Socket()) {
+                        socket.connect(new InetSocketAddress(u.getHost(), port), (int) timeout.toMillis());
+                    } catch (java.io.IOException e) {
+                        throw new java.io.IOException(
+                                "endpoint " + endpoint.name() + " (" + u.getHost() + ":" + port + "): "
+                                        + e.getMessage(),
+                                e);
+                    }
+                    reached.add(u.getHost() + ":" + port);
+                }
+                return "webhook endpoint(s) accept TCP connections at " + reached;
+            }
+        };
+    }
+
+    private static String endpointKey(String field) {
+        if (field == null) {
+            return "url";
+        }
+        if (field.contains("secret")) {
+            return "secret";
+        }
+        if (field.endsWith(".eventTypes")) {
+            return "event-types";
+        }
+        if (field.endsWith(".name")) {
+            return "name";
+        }
+        if (field.toLowerCase(Locale.ROOT).contains("header")) {
+            return "headers";
+        }
+        return "url";
+    }
+}

@@ -1,0 +1,80 @@
+package io.txoutbox.sqs;
+
+import io.txoutbox.test.transport.PublisherContract;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
+
+/**
+ * Receives everything that arrives on one queue, directly from ElasticMQ, on a thread of its own
+ * (long polls of one second), and deletes what it received.
+ */
+final class QueueReader implements PublisherContract.Received {
+    private final String url;
+    private final List<Message> raw = new CopyOnWriteArrayList<>();
+    private final Thread poller;
+    private volatile boolean stopped;
+
+    QueueReader(String url) {
+        this.url = url;
+        this.poller = new Thread(this::poll, "queue-reader");
+        poller.setDaemon(true);
+        poller.start();
+    }
+
+    private void poll() {
+        while (!stopped) {
+            ReceiveMessageResponse r = ElasticMq.admin()
+                    .receiveMessage(b -> b.queueUrl(url)
+                            .maxNumberOfMessages(10)
+                            .waitTimeSeconds(1)
+                            .messageAttributeNames("All")
+                            .messageSystemAttributeNames(MessageSystemAttributeName.ALL))
+                    .exceptionally(e -> null)
+                    .join();
+            if (r == null || !r.hasMessages() || r.messages().isEmpty()) {
+                continue;
+            }
+            raw.addAll(r.messages());
+            List<DeleteMessageBatchRequestEntry> delete = new ArrayList<>();
+            for (Message m : r.messages()) {
+                delete.add(DeleteMessageBatchRequestEntry.builder()
+                        .id(Integer.toString(delete.size()))
+                        .receiptHandle(m.receiptHandle())
+                        .build());
+            }
+            ElasticMq.admin()
+                    .deleteMessageBatch(b -> b.queueUrl(url).entries(delete))
+                    .exceptionally(e -> null)
+                    .join();
+        }
+    }
+
+    /** @return every message as SQS delivered it */
+    List<Message> raw() {
+        return List.copyOf(raw);
+    }
+
+    @Override
+    public List<PublisherContract.Message> messages() {
+        List<PublisherContract.Message> messages = new ArrayList<>();
+        for (Message m : raw) {
+            messages.add(new PublisherContract.Message(SqsMessages.headersOf(m), SqsMessages.payloadOf(m)));
+        }
+        return messages;
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        try {
+            poller.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
