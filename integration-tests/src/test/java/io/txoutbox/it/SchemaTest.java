@@ -96,7 +96,9 @@ class SchemaTest extends DatabaseTest {
             assertThat(indexes(migrated)).isEqualTo(indexes(created)).isNotEmpty();
             assertThat(columns(migrated)).isEqualTo(columns(created)).isNotEmpty();
 
-            migrate(migrated, "/db/migration/txoutbox/postgresql-foreign-writers/V4__txoutbox_outbox_foreign_writer_wakeups.sql");
+            migrate(
+                    migrated,
+                    "/db/migration/txoutbox/postgresql-foreign-writers/V4__txoutbox_outbox_foreign_writer_wakeups.sql");
             Outbox.builder(dataSource())
                     .table(created + ".outbox")
                     .createSchemaIfMissing(true)
@@ -134,7 +136,8 @@ class SchemaTest extends DatabaseTest {
 
     private List<String> columns(String schema) {
         return strings("SELECT column_name || ' ' || udt_name || ' ' || is_nullable || ' ' || coalesce(column_default,"
-                + " '') FROM information_schema.columns WHERE table_schema = '" + schema + "' ORDER BY ordinal_position");
+                + " '') FROM information_schema.columns WHERE table_schema = '" + schema
+                + "' ORDER BY ordinal_position");
     }
 
     private List<String> strings(String sql) {

@@ -136,8 +136,8 @@ class WakeUpTest extends DatabaseTest {
         String table = outbox.table();
         execute("CREATE FUNCTION " + table + "_notify() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN"
                 + " PERFORM pg_notify('txoutbox_" + table + "', ''); RETURN NULL; END $$");
-        execute("CREATE TRIGGER " + table + "_notify AFTER INSERT ON " + table
-                + " FOR EACH STATEMENT EXECUTE FUNCTION " + table + "_notify()");
+        execute("CREATE TRIGGER " + table + "_notify AFTER INSERT ON " + table + " FOR EACH STATEMENT EXECUTE FUNCTION "
+                + table + "_notify()");
         assertThat(count("SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass(?) AND NOT tgisinternal", table))
                 .isEqualTo(1);
         outbox.createSchema();
@@ -156,13 +156,16 @@ class WakeUpTest extends DatabaseTest {
                 .table(relaySide.table())
                 .build());
         RecordingPublisher broker = new RecordingPublisher();
-        Relay relay = closing(relaySide.relay(broker).pollInterval(POLL).minPollInterval(POLL).build());
+        Relay relay = closing(
+                relaySide.relay(broker).pollInterval(POLL).minPollInterval(POLL).build());
         relay.start();
         awaitListening(relaySide);
 
-        OutboxEvent first = appendCommitted(appender, event("order.placed", "o-1")).get(0);
+        OutboxEvent first =
+                appendCommitted(appender, event("order.placed", "o-1")).get(0);
         await().atMost(BOUND).until(() -> broker.publishedIds().contains(first.id()));
-        OutboxEvent second = appendCommitted(appender, event("order.placed", "o-2")).get(0);
+        OutboxEvent second =
+                appendCommitted(appender, event("order.placed", "o-2")).get(0);
         await().atMost(BOUND).until(() -> broker.publishedIds().contains(second.id()));
         JdbcOutboxStore.WakeupCounters counters = ((JdbcOutboxStore) appender.store()).wakeupCounters();
         assertThat(counters.sent()).isGreaterThanOrEqualTo(2);
@@ -173,7 +176,11 @@ class WakeUpTest extends DatabaseTest {
     void after_commit_signal_wakes_a_relay_of_the_same_outbox_that_does_not_listen() {
         Outbox outbox = closing(newOutbox());
         RecordingPublisher broker = new RecordingPublisher();
-        Relay relay = closing(outbox.relay(broker).pollInterval(POLL).minPollInterval(POLL).listen(false).build());
+        Relay relay = closing(outbox.relay(broker)
+                .pollInterval(POLL)
+                .minPollInterval(POLL)
+                .listen(false)
+                .build());
         relay.start();
         // inTransaction commits, then calls committed(): the relays of this outbox wake at once.
         appendCommitted(outbox, event("order.placed", "o-1"));
@@ -182,7 +189,8 @@ class WakeUpTest extends DatabaseTest {
 
     @Test
     void commits_in_quick_succession_share_notifications() throws Exception {
-        Outbox outbox = closing(outboxBuilder().notifyWindow(Duration.ofMillis(200)).build());
+        Outbox outbox =
+                closing(outboxBuilder().notifyWindow(Duration.ofMillis(200)).build());
         for (int i = 0; i < 50; i++) {
             appendCommitted(outbox, event("order.placed", "o-" + i));
         }
@@ -199,17 +207,20 @@ class WakeUpTest extends DatabaseTest {
     @Test
     void with_foreign_writer_wakeups_a_row_inserted_by_psql_wakes_an_idle_relay() throws Exception {
         Outbox outbox = closing(outboxBuilder().foreignWriterWakeups(true).build());
-        assertThat(count("SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass(?) AND tgname = ?",
-                        outbox.table(), outbox.table() + "_wake"))
+        assertThat(count(
+                        "SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass(?) AND tgname = ?",
+                        outbox.table(),
+                        outbox.table() + "_wake"))
                 .isEqualTo(1);
         RecordingPublisher broker = new RecordingPublisher();
-        Relay relay = closing(outbox.relay(broker).pollInterval(POLL).minPollInterval(POLL).build());
+        Relay relay = closing(
+                outbox.relay(broker).pollInterval(POLL).minPollInterval(POLL).build());
         relay.start();
         awaitIdleAnnounced(outbox);
 
         UUID id = UUID.randomUUID();
-        psql("INSERT INTO " + outbox.table() + " (id, aggregate_type, aggregate_id, event_type, payload) VALUES ('"
-                + id + "', 'order', 'o-7', 'order.placed', convert_to('{\"total\":12}', 'UTF8'))");
+        psql("INSERT INTO " + outbox.table() + " (id, aggregate_type, aggregate_id, event_type, payload) VALUES ('" + id
+                + "', 'order', 'o-7', 'order.placed', convert_to('{\"total\":12}', 'UTF8'))");
         await().atMost(BOUND).until(() -> broker.publishedIds().contains(id));
     }
 
@@ -222,8 +233,8 @@ class WakeUpTest extends DatabaseTest {
         Relay relay = closing(outbox.relay(broker).pollInterval(poll).build());
         relay.start();
         UUID id = UUID.randomUUID();
-        psql("INSERT INTO " + outbox.table() + " (id, aggregate_type, aggregate_id, event_type, payload) VALUES ('"
-                + id + "', 'order', 'o-8', 'order.placed', convert_to('{}', 'UTF8'))");
+        psql("INSERT INTO " + outbox.table() + " (id, aggregate_type, aggregate_id, event_type, payload) VALUES ('" + id
+                + "', 'order', 'o-8', 'order.placed', convert_to('{}', 'UTF8'))");
         await().atMost(poll.plusSeconds(2)).until(() -> broker.publishedIds().contains(id));
     }
 
@@ -238,7 +249,8 @@ class WakeUpTest extends DatabaseTest {
                 .notifyWindow(Duration.ofMillis(50))
                 .build());
         RecordingPublisher broker = new RecordingPublisher();
-        Relay relay = closing(relaySide.relay(broker).pollInterval(POLL).minPollInterval(POLL).build());
+        Relay relay = closing(
+                relaySide.relay(broker).pollInterval(POLL).minPollInterval(POLL).build());
         relay.start();
         awaitListening(relaySide);
         String notifierName = "txoutbox-notify:txoutbox_" + relaySide.table();
@@ -267,10 +279,9 @@ class WakeUpTest extends DatabaseTest {
                 long before = store.wakeupCounters().failures();
                 await().atMost(BOUND)
                         .pollInterval(Duration.ofMillis(5))
-                        .until(() -> count(
-                                        "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?",
-                                        notifierName)
-                                > 0);
+                        .until(() ->
+                                count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", notifierName)
+                                        > 0);
                 execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '"
                         + notifierName + "'");
                 await().atMost(BOUND).until(() -> store.wakeupCounters().failures() > before);
@@ -284,7 +295,8 @@ class WakeUpTest extends DatabaseTest {
         assertThat(store.wakeupCounters().failures()).isGreaterThanOrEqualTo(3);
         await().atMost(BOUND).until(() -> broker.publishedIds().containsAll(ids));
 
-        OutboxEvent after = appendCommitted(appender, event("order.placed", "late")).get(0);
+        OutboxEvent after =
+                appendCommitted(appender, event("order.placed", "late")).get(0);
         await().atMost(BOUND).until(() -> broker.publishedIds().contains(after.id()));
     }
 
@@ -297,15 +309,15 @@ class WakeUpTest extends DatabaseTest {
      * minute poll, far past the bound.
      */
     @Test
-    void thousands_of_idle_and_wake_cycles_with_appenders_racing_the_relay_never_wait_for_the_poll()
-            throws Exception {
+    void thousands_of_idle_and_wake_cycles_with_appenders_racing_the_relay_never_wait_for_the_poll() throws Exception {
         Outbox relaySide = closing(newOutbox());
         Outbox appender = closing(Outbox.builder(otherProcessPool("appender"))
                 .table(relaySide.table())
                 .build());
         RecordingPublisher broker = new RecordingPublisher();
         AtomicLong batches = new AtomicLong();
-        Relay relay = closing(relaySide.relay(broker)
+        Relay relay = closing(relaySide
+                .relay(broker)
                 .pollInterval(POLL)
                 .minPollInterval(POLL)
                 .listener(countingBatches(batches))
@@ -314,7 +326,9 @@ class WakeUpTest extends DatabaseTest {
         awaitListening(relaySide);
         int events = 2_000;
         for (int i = 0; i < events; i++) {
-            UUID id = appendCommitted(appender, event("order.placed", "o-" + i)).get(0).id();
+            UUID id = appendCommitted(appender, event("order.placed", "o-" + i))
+                    .get(0)
+                    .id();
             awaitPublished(broker, id, i);
             LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(3)));
         }
@@ -376,10 +390,8 @@ class WakeUpTest extends DatabaseTest {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(15));
                 return broker.publish(batch);
             };
-            Relay relay = closing(outbox.relay(slow)
-                    .pollInterval(POLL)
-                    .minPollInterval(POLL)
-                    .build());
+            Relay relay = closing(
+                    outbox.relay(slow).pollInterval(POLL).minPollInterval(POLL).build());
             relay.start();
             awaitIdleAnnounced(outbox);
             int events = 200;

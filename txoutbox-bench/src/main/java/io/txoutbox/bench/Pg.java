@@ -27,6 +27,7 @@ final class Pg implements AutoCloseable {
 
     /** The run's own schema. */
     final String schema;
+
     private final HikariDataSource admin;
 
     Pg() {

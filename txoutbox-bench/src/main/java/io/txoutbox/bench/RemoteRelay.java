@@ -18,7 +18,10 @@ final class RemoteRelay implements AutoCloseable {
 
     RemoteRelay(String url, String user, String schema, String table, int batchSize, AtomicReference<Recorder> current)
             throws IOException {
-        String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        String java = ProcessHandle.current()
+                .info()
+                .command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         process = new ProcessBuilder(
                         java,
                         "-Xmx512m",
@@ -47,7 +50,9 @@ final class RemoteRelay implements AutoCloseable {
                                 continue;
                             }
                             Recorder r = current.get();
-                            r.confirmAt(UUID.fromString(line.substring(0, space)), Long.parseLong(line.substring(space + 1)));
+                            r.confirmAt(
+                                    UUID.fromString(line.substring(0, space)),
+                                    Long.parseLong(line.substring(space + 1)));
                             r.confirmedCount(1);
                         }
                     } catch (IOException e) {

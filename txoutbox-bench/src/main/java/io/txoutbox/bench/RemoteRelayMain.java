@@ -74,10 +74,8 @@ final class RemoteRelayMain {
         flusher.setDaemon(true);
         flusher.start();
         HikariDataSource pool = new HikariDataSource(config);
-        Outbox outbox = Outbox.builder(pool)
-                .table(args[3])
-                .dialect(Dialect.POSTGRESQL)
-                .build();
+        Outbox outbox =
+                Outbox.builder(pool).table(args[3]).dialect(Dialect.POSTGRESQL).build();
         Relay relay = outbox.relay(batch -> {
                     long now = System.nanoTime();
                     lock.lock();

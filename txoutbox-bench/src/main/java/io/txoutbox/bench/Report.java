@@ -79,10 +79,13 @@ final class Report {
                         " waits for the sink, commits; LISTEN on the table's channel when idle. Same table, indexes and")
                 .append(
                         " table and indexes as txoutbox's (W2's hand-made outbox adds the classic trigger that notifies from")
-                .append(" every inserting transaction, as such outboxes do). W1's baseline, \"by hand, no trigger\", is what")
-                .append(" a user would write without us: the business insert and the same outbox rows (time-ordered UUIDv7")
+                .append(
+                        " every inserting transaction, as such outboxes do). W1's baseline, \"by hand, no trigger\", is what")
+                .append(
+                        " a user would write without us: the business insert and the same outbox rows (time-ordered UUIDv7")
                 .append(" ids too) with a hand-written JDBC statement or batch, into a table with no trigger.")
-                .append(" \"raw SQL, lease+delete\" (EXP) writes txoutbox's statement pattern by hand: a lease UPDATE ...")
+                .append(
+                        " \"raw SQL, lease+delete\" (EXP) writes txoutbox's statement pattern by hand: a lease UPDATE ...")
                 .append(" RETURNING that commits, then a DELETE fenced by the owner that commits.\n");
         b.append("- **txoutbox**: `Relay` with `batchSize(")
                 .append(Workloads.RELAY_BATCH)
@@ -91,7 +94,8 @@ final class Report {
                 .append(" with `linger.ms=")
                 .append(Workloads.LINGER_MS)
                 .append("`, `batch.size=262144`. Producers call `outbox.committed()` after each commit, as the")
-                .append(" README says (in W1 too, although no relay listens there). W2's \"relay in another JVM\" runs in a")
+                .append(
+                        " README says (in W1 too, although no relay listens there). W2's \"relay in another JVM\" runs in a")
                 .append(" child process and shares nothing with the producers but the database: it is woken only by")
                 .append(" their after-commit notifications. \"txoutbox 0.1\" (W1) is the same append on a table with")
                 .append(" 0.1's NOTIFY trigger and no after-commit notification.\n");

@@ -52,7 +52,8 @@ final class WaitSampler implements AutoCloseable {
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         active.increment();
-                        byEvent.computeIfAbsent(rs.getString(1), k -> new LongAdder()).increment();
+                        byEvent.computeIfAbsent(rs.getString(1), k -> new LongAdder())
+                                .increment();
                     }
                 }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));

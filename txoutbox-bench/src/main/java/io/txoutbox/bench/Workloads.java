@@ -124,26 +124,28 @@ final class Workloads {
                 Map<String, WaitSampler.Counts> waits = new java.util.HashMap<>();
                 for (int round = 0; round < sizes.w1Rounds(); round++) {
                     for (int events : new int[] {0, 1, 10}) {
-                        List<String> variants = events == 0
-                                ? List.of("business only")
-                                : List.of(BASELINE, TXOUTBOX, PEER, TXOUTBOX_01);
+                        List<String> variants =
+                                events == 0 ? List.of("business only") : List.of(BASELINE, TXOUTBOX, PEER, TXOUTBOX_01);
                         for (String variant : variants) {
                             pg.exec("TRUNCATE " + orders + ", " + table + ", " + baselineTable + ", " + oldTable + ", "
                                     + peerTable);
                             Tx tx =
                                     switch (variant) {
-                                        case TXOUTBOX -> c -> {
-                                            business(c, businessInsert);
-                                            outbox.appendAll(c, events(events));
-                                        };
-                                        case TXOUTBOX_01 -> c -> {
-                                            business(c, businessInsert);
-                                            old.appendAll(c, events(events));
-                                        };
-                                        case BASELINE -> c -> {
-                                            business(c, businessInsert);
-                                            rawAppend(c, baselineInsert, events);
-                                        };
+                                        case TXOUTBOX ->
+                                            c -> {
+                                                business(c, businessInsert);
+                                                outbox.appendAll(c, events(events));
+                                            };
+                                        case TXOUTBOX_01 ->
+                                            c -> {
+                                                business(c, businessInsert);
+                                                old.appendAll(c, events(events));
+                                            };
+                                        case BASELINE ->
+                                            c -> {
+                                                business(c, businessInsert);
+                                                rawAppend(c, baselineInsert, events);
+                                            };
                                         default -> c -> business(c, businessInsert);
                                     };
                             double tps;
@@ -187,7 +189,13 @@ final class Workloads {
                         double tps = best.get(events + "|" + v);
                         results.add("W1", scenario, v, "tx/s", tps, "tx/s", "");
                         results.add(
-                                "W1", scenario, v, "overhead", (base / tps - 1) * 100, "%", "time per tx vs the baseline");
+                                "W1",
+                                scenario,
+                                v,
+                                "overhead",
+                                (base / tps - 1) * 100,
+                                "%",
+                                "time per tx vs the baseline");
                     }
                     results.add(
                             "W1",
@@ -399,7 +407,11 @@ final class Workloads {
                         open.add(appender);
                         if (variant.equals(TX_REMOTE)) {
                             open.add(new RemoteRelay(
-                                    Pg.URL, Pg.USER, pg.schema, table.substring(table.indexOf('.') + 1), RELAY_BATCH,
+                                    Pg.URL,
+                                    Pg.USER,
+                                    pg.schema,
+                                    table.substring(table.indexOf('.') + 1),
+                                    RELAY_BATCH,
                                     current));
                         } else {
                             open.add(startRelay(appender, current));

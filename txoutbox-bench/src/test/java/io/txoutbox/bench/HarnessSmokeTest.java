@@ -32,9 +32,10 @@ class HarnessSmokeTest {
                                 r.workload().equals(workload) && r.variant().equals(variant));
             }
         }
-        for (String variant :
-                List.of(Workloads.BASELINE, Workloads.TXOUTBOX, Workloads.PEER, Workloads.TXOUTBOX_01)) {
-            assertThat(results.get("W1", "1 event/tx", variant, "tx/s")).as("W1 " + variant).isPositive();
+        for (String variant : List.of(Workloads.BASELINE, Workloads.TXOUTBOX, Workloads.PEER, Workloads.TXOUTBOX_01)) {
+            assertThat(results.get("W1", "1 event/tx", variant, "tx/s"))
+                    .as("W1 " + variant)
+                    .isPositive();
             assertThat(results.get("W1", "10 events/tx", variant, "notify-lock waits"))
                     .as("W1 wait sampling " + variant)
                     .isNotNaN();

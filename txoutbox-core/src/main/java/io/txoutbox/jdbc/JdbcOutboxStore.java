@@ -152,11 +152,13 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource is required");
         }
-        ThreadFactory threads = threadFactory != null ? threadFactory : r -> {
-            Thread t = new Thread(r, "txoutbox-notify-" + table.qualifiedName());
-            t.setDaemon(true);
-            return t;
-        };
+        ThreadFactory threads = threadFactory != null
+                ? threadFactory
+                : r -> {
+                    Thread t = new Thread(r, "txoutbox-notify-" + table.qualifiedName());
+                    t.setDaemon(true);
+                    return t;
+                };
         return new JdbcOutboxStore(dataSource, table, dialect, ordered, wakeups, threads);
     }
 

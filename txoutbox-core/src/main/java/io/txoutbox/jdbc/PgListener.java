@@ -35,6 +35,7 @@ final class PgListener implements AutoCloseable {
     private static final String LOCK_TIMEOUT = "2s";
     /** How long close waits for the thread: longer than one announcement can take. */
     private static final long STOP_WAIT_MILLIS = 3_000;
+
     private static final long HEALTH_CHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long MAX_BACKOFF_MILLIS = 5_000;
 

@@ -51,8 +51,7 @@ final class PgNotifier implements AutoCloseable {
     private Connection connection;
     private boolean failing;
 
-    PgNotifier(
-            DataSource dataSource, String notifySql, String channel, Duration window, ThreadFactory threadFactory) {
+    PgNotifier(DataSource dataSource, String notifySql, String channel, Duration window, ThreadFactory threadFactory) {
         this.dataSource = dataSource;
         this.notifySql = notifySql;
         this.channel = channel;

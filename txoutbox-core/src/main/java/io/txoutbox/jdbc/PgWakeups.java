@@ -63,8 +63,8 @@ final class PgWakeups {
     }
 
     /** Counts the table's user triggers of a name; binds the qualified table name and the trigger name. */
-    static final String TRIGGER_EXISTS = "SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass(?)"
-            + " AND tgname = ? AND NOT tgisinternal";
+    static final String TRIGGER_EXISTS =
+            "SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass(?)" + " AND tgname = ? AND NOT tgisinternal";
 
     /**
      * @param template the trigger's DDL template

@@ -26,9 +26,8 @@ public record WakeupOptions(boolean notifyAfterCommit, Duration notifyWindow, bo
     /** Checks the window. */
     public WakeupOptions {
         if (notifyWindow == null || notifyWindow.isNegative() || notifyWindow.compareTo(MAX_NOTIFY_WINDOW) > 0) {
-            throw new IllegalArgumentException(
-                    "notifyWindow is " + notifyWindow + "; it must be between 0 and " + MAX_NOTIFY_WINDOW.toMillis()
-                            + " ms");
+            throw new IllegalArgumentException("notifyWindow is " + notifyWindow + "; it must be between 0 and "
+                    + MAX_NOTIFY_WINDOW.toMillis() + " ms");
         }
     }
 }

@@ -88,6 +88,7 @@ final class DefaultRelay implements Relay {
     private volatile boolean listening;
     /** Whether the relay told its subscription it is idle; the relay thread's own. */
     private boolean announcedIdle;
+
     private Instant lastPurge = Instant.MIN;
 
     private final AtomicLong batches = new AtomicLong();

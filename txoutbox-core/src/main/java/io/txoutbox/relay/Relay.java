@@ -112,6 +112,7 @@ public interface Relay extends AutoCloseable {
         Duration pollInterval = Duration.ofSeconds(2);
         /** {@code null}: the default, or the poll interval where that is shorter. */
         Duration minPollInterval;
+
         Duration leaseDuration = Duration.ofSeconds(30);
         Duration publishTimeout = Duration.ofSeconds(10);
         Backoff backoff = Backoff.DEFAULT;
@@ -300,7 +301,9 @@ public interface Relay extends AutoCloseable {
             positive("pollInterval", pollInterval);
             Duration minPoll = minPollInterval;
             if (minPoll == null) {
-                minPoll = DEFAULT_MIN_POLL_INTERVAL.compareTo(pollInterval) < 0 ? DEFAULT_MIN_POLL_INTERVAL : pollInterval;
+                minPoll = DEFAULT_MIN_POLL_INTERVAL.compareTo(pollInterval) < 0
+                        ? DEFAULT_MIN_POLL_INTERVAL
+                        : pollInterval;
             }
             positive("minPollInterval", minPoll);
             if (minPoll.compareTo(pollInterval) > 0) {
@@ -310,7 +313,8 @@ public interface Relay extends AutoCloseable {
                         "Relay.Builder.minPollInterval (" + minPoll.toMillis()
                                 + " ms) must not be longer than Relay.Builder.pollInterval (" + pollInterval.toMillis()
                                 + " ms)");
-            }            positive("leaseDuration", leaseDuration);
+            }
+            positive("leaseDuration", leaseDuration);
             positive("publishTimeout", publishTimeout);
             positive("purgeInterval", purgeInterval);
             if (backoff == null) {
