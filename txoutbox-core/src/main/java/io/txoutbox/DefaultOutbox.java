@@ -3,6 +3,7 @@ package io.txoutbox;
 import io.txoutbox.jdbc.Dialect;
 import io.txoutbox.jdbc.JdbcOutboxStore;
 import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.jdbc.WakeupOptions;
 import io.txoutbox.spi.OutboxStore;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -34,7 +35,13 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
         this.scope = b.scope;
         this.maxPayloadBytes = b.maxPayloadBytes;
         Dialect dialect = b.dialect != null ? b.dialect : Dialect.detect(b.dataSource);
-        this.store = JdbcOutboxStore.create(b.dataSource, table, dialect, b.ordered);
+        this.store = JdbcOutboxStore.create(
+                b.dataSource,
+                table,
+                dialect,
+                b.ordered,
+                new WakeupOptions(b.notifyAfterCommit, b.notifyWindow, b.foreignWriterWakeups),
+                b.threadFactory);
         if (b.createSchemaIfMissing) {
             store.createSchema();
         }
@@ -134,6 +141,11 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
         } catch (SQLException e) {
             cause.addSuppressed(e);
         }
+    }
+
+    @Override
+    public void close() {
+        store.close();
     }
 
     @Override

@@ -2,13 +2,16 @@ package io.txoutbox;
 
 import io.txoutbox.jdbc.Dialect;
 import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.jdbc.WakeupOptions;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.Publisher;
 import java.sql.Connection;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 
@@ -26,14 +29,15 @@ import javax.sql.DataSource;
  *             .jsonPayload(order.toJson())
  *             .build());
  *     c.commit();          // the order and its event exist together, or neither does
- *     outbox.committed();  // optional: wakes relays in this JVM at once
+ *     outbox.committed();  // wakes relays at once: in this JVM, and in others through the database
  * }
  * }</pre>
  *
- * <p>Append never commits, never opens its own connection and never publishes. An {@code Outbox} is
- * thread-safe; build one per table and share it.
+ * <p>Append never commits, never opens its own connection and never publishes; nothing it does notifies
+ * from inside your transaction. An {@code Outbox} is thread-safe; build one per table, share it, and
+ * {@link #close()} it at shutdown.
  */
-public interface Outbox {
+public interface Outbox extends AutoCloseable {
 
     /** The default payload cap: 1 MiB. */
     int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
@@ -74,9 +78,15 @@ public interface Outbox {
     List<OutboxEvent> appendAll(Connection connection, List<OutboxEvent> events);
 
     /**
-     * Tells relays in this JVM that a transaction which appended has committed, so they wake at once
-     * instead of waiting for a notification or the next poll. Optional: call it after your commit (the
-     * Spring integration and {@link #inTransaction} do it for you).
+     * Tells relays that a transaction which appended has committed, so they wake at once instead of at
+     * their next poll: relays of this outbox in this JVM directly, and on PostgreSQL relays anywhere
+     * through one notification sent soon after on a connection of this outbox's own, outside every
+     * business transaction, at most one per {@link Builder#notifyWindow(Duration) window}. Call it after
+     * your commit (the Spring integration and {@link #inTransaction} do it for you); without it, relays
+     * find the events at their next poll.
+     *
+     * <p>Returns at once: it never blocks, never touches the database and never throws. A notification
+     * that fails is retried in the background.
      */
     void committed();
 
@@ -104,8 +114,19 @@ public interface Outbox {
     /** @return stats, dead events, revive, delete and purge */
     OutboxAdmin admin();
 
-    /** Creates the table, its indexes and its wake-up trigger if they do not exist. */
+    /**
+     * Creates the table and its indexes if they do not exist (and the trigger of {@link
+     * Builder#foreignWriterWakeups(boolean)} when asked for).
+     */
     void createSchema();
+
+    /**
+     * Stops what this outbox started: the thread that sends after-commit notifications, and the
+     * connection it may hold. Never closes the data source; idempotent. Relays built from this outbox
+     * should be stopped first.
+     */
+    @Override
+    default void close() {}
 
     /** @return the store behind this outbox, for relays and integrations */
     OutboxStore store();
@@ -145,6 +166,10 @@ public interface Outbox {
         boolean createSchemaIfMissing;
         boolean validateSchema = true;
         DeadHeadPolicy ordered;
+        boolean notifyAfterCommit = true;
+        Duration notifyWindow = WakeupOptions.DEFAULT_NOTIFY_WINDOW;
+        boolean foreignWriterWakeups;
+        ThreadFactory threadFactory;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -241,6 +266,56 @@ public interface Outbox {
         }
 
         /**
+         * On PostgreSQL, {@link Outbox#committed()} also wakes relays in other processes with one
+         * notification, sent on a connection this outbox borrows from the data source while commits keep
+         * coming (and gives back after a quiet window), never from inside a business transaction.
+         *
+         * @param notify send it (default true); false leaves relays of other processes to their poll
+         * @return this builder
+         */
+        public Builder notifyAfterCommit(boolean notify) {
+            this.notifyAfterCommit = notify;
+            return this;
+        }
+
+        /**
+         * @param window the coalescing window of after-commit notifications: at most one per table per
+         *     window, the first at once (default 2 ms; 0 to 1 s; 0 sends one per committed transaction)
+         * @return this builder
+         */
+        public Builder notifyWindow(Duration window) {
+            this.notifyWindow = window;
+            return this;
+        }
+
+        /**
+         * For tables that programs other than txoutbox insert into (psql, services in other languages),
+         * which cannot call {@link Outbox#committed()}: on PostgreSQL, {@link #createSchemaIfMissing}
+         * and {@link Outbox#createSchema()} add a trigger that wakes relays at the writer's commit, but
+         * only while a relay is idle, so it costs busy tables no notification; the schema check warns
+         * when it is missing. Without it such rows are found by the relays' adaptive poll. txoutbox's own
+         * appenders do not need it.
+         *
+         * @param wakeups add and expect the trigger (default false)
+         * @return this builder
+         */
+        public Builder foreignWriterWakeups(boolean wakeups) {
+            this.foreignWriterWakeups = wakeups;
+            return this;
+        }
+
+        /**
+         * @param threadFactory makes the thread that sends after-commit notifications (default: a daemon
+         *     thread named {@code txoutbox-notify-<table>}, started at the first {@link
+         *     Outbox#committed()})
+         * @return this builder
+         */
+        public Builder threadFactory(ThreadFactory threadFactory) {
+            this.threadFactory = threadFactory;
+            return this;
+        }
+
+        /**
          * @return the outbox
          * @throws OutboxValidationException naming a setting that is out of bounds
          * @throws OutboxSchemaException when the table is missing or has the wrong shape
@@ -256,6 +331,15 @@ public interface Outbox {
                         "1.." + MAX_PAYLOAD_BYTES_LIMIT,
                         "Outbox.Builder.maxPayloadBytes is " + maxPayloadBytes + "; it must be between 1 and "
                                 + MAX_PAYLOAD_BYTES_LIMIT + " (64 MiB)");
+            }
+            if (notifyWindow == null
+                    || notifyWindow.isNegative()
+                    || notifyWindow.compareTo(WakeupOptions.MAX_NOTIFY_WINDOW) > 0) {
+                throw new OutboxValidationException(
+                        "Outbox.Builder.notifyWindow",
+                        "0.." + WakeupOptions.MAX_NOTIFY_WINDOW.toMillis() + " ms",
+                        "Outbox.Builder.notifyWindow is " + notifyWindow + "; it must be between 0 and "
+                                + WakeupOptions.MAX_NOTIFY_WINDOW.toMillis() + " ms");
             }
             return new DefaultOutbox(this, OutboxTable.of(table).withColumns(columns));
         }

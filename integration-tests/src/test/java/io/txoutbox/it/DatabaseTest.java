@@ -39,6 +39,7 @@ abstract class DatabaseTest {
                 st.execute(database().dropTable(table));
                 if (database() == TestDatabase.POSTGRES) {
                     st.execute("DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
+                    st.execute("DROP FUNCTION IF EXISTS " + table + "_wake() CASCADE");
                 }
             }
         }

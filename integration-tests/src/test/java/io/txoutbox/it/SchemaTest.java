@@ -50,15 +50,26 @@ class SchemaTest extends DatabaseTest {
     }
 
     @Test
-    void create_schema_is_idempotent_and_the_migration_file_is_the_rendered_template() throws Exception {
+    void create_schema_is_idempotent_and_the_migration_files_are_the_rendered_templates() throws Exception {
         Outbox outbox = newOutbox();
         outbox.createSchema();
         outbox.createSchema();
+        OutboxTable defaults = OutboxTable.of(OutboxTable.DEFAULT_NAME);
         for (Dialect dialect : Dialect.supported()) {
             String folder = "/db/migration/txoutbox/" + dialect.name() + "/";
-            assertThat(resource(folder + "V1__txoutbox_outbox.sql"))
-                    .as(dialect.name())
-                    .isEqualTo(JdbcOutboxStore.outboxDdl(OutboxTable.of(OutboxTable.DEFAULT_NAME), dialect));
+            String v1 = resource(folder + "V1__txoutbox_outbox.sql");
+            if (dialect == Dialect.POSTGRESQL) {
+                // V1 stays as shipped (a migration that ran must keep its checksum); V3 drops its trigger.
+                String v3 = resource(folder + "V3__txoutbox_outbox_no_commit_notify.sql");
+                String v1WithoutTrigger =
+                        v1.substring(0, v1.indexOf("\n-- Wake relays once per inserting transaction"));
+                assertThat(JdbcOutboxStore.outboxDdl(defaults, dialect)).isEqualTo(v1WithoutTrigger + "\n" + v3);
+                assertThat(resource("/db/migration/txoutbox/postgresql-foreign-writers/"
+                                + "V4__txoutbox_outbox_foreign_writer_wakeups.sql"))
+                        .isEqualTo(JdbcOutboxStore.foreignWriterWakeupDdl(defaults));
+            } else {
+                assertThat(v1).as(dialect.name()).isEqualTo(JdbcOutboxStore.outboxDdl(defaults, dialect));
+            }
             assertThat(resource(folder + "V2__txoutbox_inbox.sql"))
                     .as(dialect.name())
                     .isEqualTo(dialect.inboxDdl().replace("{table}", "inbox").replace("{name}", "inbox"));
@@ -66,18 +77,89 @@ class SchemaTest extends DatabaseTest {
     }
 
     @Test
-    void the_migration_file_creates_a_table_the_outbox_accepts() throws Exception {
-        String schema = newTable();
-        execute("CREATE SCHEMA " + schema);
+    void the_migrations_create_the_same_table_as_create_schema() throws Exception {
+        String migrated = newTable();
+        String created = newTable();
+        execute("CREATE SCHEMA " + migrated);
+        execute("CREATE SCHEMA " + created);
+        try {
+            migrate(migrated, "/db/migration/txoutbox/postgresql/V1__txoutbox_outbox.sql");
+            assertThat(triggers(migrated)).as("V1 as shipped in 0.1").containsExactly("outbox_notify");
+            migrate(migrated, "/db/migration/txoutbox/postgresql/V3__txoutbox_outbox_no_commit_notify.sql");
+            Outbox.builder(dataSource())
+                    .table(created + ".outbox")
+                    .createSchemaIfMissing(true)
+                    .build()
+                    .close();
+            assertThat(triggers(migrated)).isEmpty();
+            assertThat(triggers(created)).isEmpty();
+            assertThat(indexes(migrated)).isEqualTo(indexes(created)).isNotEmpty();
+            assertThat(columns(migrated)).isEqualTo(columns(created)).isNotEmpty();
+
+            migrate(
+                    migrated,
+                    "/db/migration/txoutbox/postgresql-foreign-writers/V4__txoutbox_outbox_foreign_writer_wakeups.sql");
+            Outbox.builder(dataSource())
+                    .table(created + ".outbox")
+                    .createSchemaIfMissing(true)
+                    .foreignWriterWakeups(true)
+                    .build()
+                    .close();
+            assertThat(triggers(migrated)).containsExactly("outbox_wake");
+            assertThat(triggers(created)).containsExactly("outbox_wake");
+        } finally {
+            execute("DROP SCHEMA " + migrated + " CASCADE");
+            execute("DROP SCHEMA " + created + " CASCADE");
+        }
+    }
+
+    private void migrate(String schema, String script) throws Exception {
         try (Connection c = dataSource().getConnection();
                 Statement st = c.createStatement()) {
             st.execute("SET search_path TO " + schema);
-            for (String sql : resource("/db/migration/txoutbox/postgresql/V1__txoutbox_outbox.sql")
-                    .split(";\\s*\\n\\s*\\n")) {
+            for (String sql : resource(script).split(";\\s*\\n\\s*\\n")) {
                 st.execute(sql);
             }
             st.execute("RESET search_path");
         }
+    }
+
+    private List<String> triggers(String schema) {
+        return strings("SELECT t.tgname FROM pg_trigger t JOIN pg_class r ON r.oid = t.tgrelid JOIN pg_namespace n"
+                + " ON n.oid = r.relnamespace WHERE n.nspname = '" + schema + "' AND NOT t.tgisinternal ORDER BY 1");
+    }
+
+    private List<String> indexes(String schema) {
+        return strings("SELECT replace(indexdef, '" + schema + ".', '') FROM pg_indexes WHERE schemaname = '" + schema
+                + "' ORDER BY indexname");
+    }
+
+    private List<String> columns(String schema) {
+        return strings("SELECT column_name || ' ' || udt_name || ' ' || is_nullable || ' ' || coalesce(column_default,"
+                + " '') FROM information_schema.columns WHERE table_schema = '" + schema
+                + "' ORDER BY ordinal_position");
+    }
+
+    private List<String> strings(String sql) {
+        try (Connection c = dataSource().getConnection();
+                Statement st = c.createStatement();
+                java.sql.ResultSet rs = st.executeQuery(sql)) {
+            List<String> out = new java.util.ArrayList<>();
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+            return out;
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void the_migration_file_creates_a_table_the_outbox_accepts() throws Exception {
+        String schema = newTable();
+        execute("CREATE SCHEMA " + schema);
+        migrate(schema, "/db/migration/txoutbox/postgresql/V1__txoutbox_outbox.sql");
+        migrate(schema, "/db/migration/txoutbox/postgresql/V3__txoutbox_outbox_no_commit_notify.sql");
         Outbox outbox = Outbox.builder(dataSource()).table(schema + ".outbox").build();
         RecordingPublisher broker = new RecordingPublisher();
         appendCommitted(outbox, event("order.placed", "1"));

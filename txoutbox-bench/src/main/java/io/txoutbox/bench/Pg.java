@@ -25,7 +25,9 @@ final class Pg implements AutoCloseable {
             "convert_to('{\"orderId\":' || g || ',\"customer\":\"c-0042\",\"amount\":123.45,\"currency\":\"EUR\","
                     + "\"lines\":3}', 'UTF8')";
 
+    /** The run's own schema. */
     final String schema;
+
     private final HikariDataSource admin;
 
     Pg() {
@@ -44,6 +46,8 @@ final class Pg implements AutoCloseable {
         config.setJdbcUrl(URL);
         config.setUsername(USER);
         config.setPoolName(name);
+        // Names the pool's backends in pg_stat_activity: W1 samples the wait events of its appenders.
+        config.addDataSourceProperty("ApplicationName", name);
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(0);
         config.setConnectionTimeout(30_000);

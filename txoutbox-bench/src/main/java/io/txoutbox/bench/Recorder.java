@@ -34,6 +34,13 @@ class Recorder {
         }
     }
 
+    /** A confirmation seen at {@code nanoTime} in another process (the same monotonic clock on Linux). */
+    void confirmAt(UUID id, long nanoTime) {
+        if (timed && id != null) {
+            confirms.putIfAbsent(id, nanoTime);
+        }
+    }
+
     void confirmedCount(long n) {
         confirmed.add(n);
     }

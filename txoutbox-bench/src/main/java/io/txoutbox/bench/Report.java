@@ -78,18 +78,27 @@ final class Report {
                 .append(
                         " waits for the sink, commits; LISTEN on the table's channel when idle. Same table, indexes and")
                 .append(
-                        " trigger as txoutbox's. W1 inserts the same rows (time-ordered UUIDv7 ids too) with a hand-written"
-                                + " JDBC batch; \"raw SQL, no NOTIFY\" does so on a copy of the table whose NOTIFY trigger is"
-                                + " disabled. \"raw SQL, lease+delete\" (EXP) writes txoutbox's statement pattern by hand: a"
-                                + " lease UPDATE ... RETURNING that commits, then a DELETE fenced by the owner that commits.\n");
+                        " table and indexes as txoutbox's (W2's hand-made outbox adds the classic trigger that notifies from")
+                .append(
+                        " every inserting transaction, as such outboxes do). W1's baseline, \"by hand, no trigger\", is what")
+                .append(
+                        " a user would write without us: the business insert and the same outbox rows (time-ordered UUIDv7")
+                .append(" ids too) with a hand-written JDBC statement or batch, into a table with no trigger.")
+                .append(
+                        " \"raw SQL, lease+delete\" (EXP) writes txoutbox's statement pattern by hand: a lease UPDATE ...")
+                .append(" RETURNING that commits, then a DELETE fenced by the owner that commits.\n");
         b.append("- **txoutbox**: `Relay` with `batchSize(")
                 .append(Workloads.RELAY_BATCH)
                 .append(")` (default 100), every other setting at its default (poll 2 s, lease 30 s, publish timeout")
                 .append(" 10 s, LISTEN on); one `Relay` per consumer. Kafka: `KafkaPublisher` (acks=all, idempotent)")
                 .append(" with `linger.ms=")
                 .append(Workloads.LINGER_MS)
-                .append("`, `batch.size=262144`. W2 producers do not call `outbox.committed()`: the relay wakes on")
-                .append(" NOTIFY, as one in another JVM would.\n");
+                .append("`, `batch.size=262144`. Producers call `outbox.committed()` after each commit, as the")
+                .append(
+                        " README says (in W1 too, although no relay listens there). W2's \"relay in another JVM\" runs in a")
+                .append(" child process and shares nothing with the producers but the database: it is woken only by")
+                .append(" their after-commit notifications. \"txoutbox 0.1\" (W1) is the same append on a table with")
+                .append(" 0.1's NOTIFY trigger and no after-commit notification.\n");
         b.append("- **gruelbox** (the peer): ")
                 .append(Peer.SETTINGS)
                 .append(". It runs one database transaction")
@@ -117,7 +126,7 @@ final class Report {
                 "W1",
                 "W1 append overhead (" + sizes.w1Threads() + " threads, best of " + sizes.w1Rounds() + " rounds)",
                 "W2",
-                "W2 commit-to-confirmation latency (open loop, NOTIFY wake-ups)",
+                "W2 commit-to-confirmation latency (open loop)",
                 "W3",
                 "W3 scaling: relays on one table at saturation",
                 "W4",
@@ -174,29 +183,54 @@ final class Report {
                 kafka >= 30_000,
                 "raw SQL + the same Kafka producer reach " + format(r.get("W4", "Kafka", Workloads.RAW, "drain"))
                         + " events/s here: broker, database and relay share 2 cores"));
-        double p50 = r.get("W2", "2000/s", tx, "p50");
-        double p99 = r.get("W2", "2000/s", tx, "p99");
+        String remote = Workloads.TX_REMOTE;
+        double p50 = r.get("W2", "2000/s", remote, "p50");
+        double p99 = r.get("W2", "2000/s", remote, "p99");
         t.add(row(
-                "W2 at 2k events/s: p50 <= 5 ms",
+                "W2 cross-process at 2k events/s: p50 <= 5 ms",
                 format(p50) + " ms",
                 p50 <= 5,
-                "raw SQL with LISTEN: " + format(r.get("W2", "2000/s", Workloads.RAW, "p50")) + " ms"));
+                "the relay in another JVM, woken by the appenders' after-commit notifications; the hand-made outbox"
+                        + " with a NOTIFY trigger and LISTEN: " + format(r.get("W2", "2000/s", Workloads.RAW, "p50"))
+                        + " ms"));
         t.add(row(
-                "W2 at 2k events/s: p99 <= 25 ms",
+                "W2 cross-process at 2k events/s: p99 <= 25 ms",
                 format(p99) + " ms",
                 p99 <= 25,
-                "raw SQL with LISTEN: " + format(r.get("W2", "2000/s", Workloads.RAW, "p99")) + " ms"));
+                "the hand-made outbox: " + format(r.get("W2", "2000/s", Workloads.RAW, "p99")) + " ms"));
+        double best = r.get("W2", "highest sustainable", remote, "rate");
+        double ceiling = r.get("W2", "highest sustainable", Workloads.CEILING, "rate");
+        t.add(row(
+                "W2 cross-process highest sustainable rate >= 8,000 events/s, or within 10% of the machine's ceiling",
+                format(best) + " events/s",
+                best >= 8_000 || best >= 0.9 * ceiling,
+                "the producers alone, with no relay at all, sustain " + format(ceiling)
+                        + " events/s of the same transactions (the machine's ceiling, same run); the hand-made outbox "
+                        + format(r.get("W2", "highest sustainable", Workloads.RAW, "rate")) + " events/s"));
+        double inJvm = r.get("W2", "2000/s", Workloads.TX_IN_JVM, "p50");
+        t.add(row(
+                "W2 in-JVM at 2k events/s: p50 <= 1 ms",
+                format(inJvm) + " ms",
+                inJvm <= 1,
+                "the relay of the appenders' own outbox, woken by committed(); p99 "
+                        + format(r.get("W2", "2000/s", Workloads.TX_IN_JVM, "p99")) + " ms"));
         for (String s : List.of("1 event/tx", "10 events/tx")) {
             double o = r.get("W1", s, tx, "overhead");
             t.add(row(
-                    "W1 overhead <= 5% over raw JDBC, " + s,
-                    pct(o),
+                    "W1 txoutbox within 5% of the baseline (the same rows by hand, no trigger), " + s,
+                    pct(o) + " (" + format(r.get("W1", s, tx, "tx/s")) + " vs "
+                            + format(r.get("W1", s, Workloads.BASELINE, "tx/s")) + " tx/s)",
                     o <= 5,
-                    "the library's own CPU per append is about 1 microsecond (JMH appendSmallJson) against a"
-                            + " transaction of over 100; every appending commit here waits on the NOTIFY trigger's"
-                            + " database-wide lock (raw SQL without the trigger: "
-                            + format(r.get("W1", s, Workloads.RAW_QUIET, "tx/s"))
-                            + " tx/s), which makes cells swing between runs"));
+                    "txoutbox 0.1 with its NOTIFY trigger: " + pct(r.get("W1", s, Workloads.TXOUTBOX_01, "overhead"))
+                            + "; appending backends waiting on the notification lock: txoutbox "
+                            + format(r.get("W1", s, tx, "notify-lock waits")) + " samples, 0.1 "
+                            + format(r.get("W1", s, Workloads.TXOUTBOX_01, "notify-lock waits"))));
+            double vsPeer = r.get("W1", s, tx, "vs gruelbox");
+            t.add(row(
+                    "W1 txoutbox >= 1.3x gruelbox, " + s,
+                    format(vsPeer) + "x",
+                    vsPeer >= 1.3,
+                    "gruelbox: " + format(r.get("W1", s, Workloads.PEER, "tx/s")) + " tx/s"));
         }
         double scaling = r.get("W3", "2 relays", tx, "scaling");
         t.add(row(

@@ -25,15 +25,41 @@ class HarnessSmokeTest {
             assertThat(results.rows).as(workload).anyMatch(r -> r.workload().equals(workload));
         }
         for (String variant : List.of(Workloads.RAW, Workloads.TXOUTBOX, Workloads.PEER)) {
-            for (String workload : List.of("W1", "W2", "W3", "W4")) {
+            for (String workload : List.of("W3", "W4")) {
                 assertThat(results.rows)
                         .as(workload + " " + variant)
                         .anyMatch(r ->
                                 r.workload().equals(workload) && r.variant().equals(variant));
             }
         }
+        for (String variant : List.of(Workloads.BASELINE, Workloads.TXOUTBOX, Workloads.PEER, Workloads.TXOUTBOX_01)) {
+            assertThat(results.get("W1", "1 event/tx", variant, "tx/s"))
+                    .as("W1 " + variant)
+                    .isPositive();
+            assertThat(results.get("W1", "10 events/tx", variant, "notify-lock waits"))
+                    .as("W1 wait sampling " + variant)
+                    .isNotNaN();
+        }
+        for (String variant : List.of(
+                Workloads.CEILING,
+                Workloads.TX_REMOTE,
+                Workloads.TX_IN_JVM,
+                Workloads.FOREIGN_POLL,
+                Workloads.FOREIGN_TRIGGER,
+                Workloads.RAW,
+                Workloads.PEER)) {
+            assertThat(results.get("W2", "highest sustainable", variant, "rate"))
+                    .as("W2 " + variant)
+                    .isNotNaN();
+        }
+        assertThat(results.get("W2", "200/s", Workloads.TX_REMOTE, "p50"))
+                .as("the relay in another JVM confirmed events")
+                .isPositive();
         assertThat(results.rows)
-                .filteredOn(r -> !r.metric().equals("overhead") && !r.metric().equals("unsustained"))
+                .filteredOn(r -> !r.metric().equals("overhead")
+                        && !r.metric().equals("unsustained")
+                        && !r.metric().equals("notify-lock waits")
+                        && !r.metric().equals("rate"))
                 .allSatisfy(r -> assertThat(r.value()).as(r.toString()).isPositive());
         assertThat(results.rows)
                 .filteredOn(r -> r.metric().equals("overhead"))

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * {@code {ids}} a list of placeholders.
  *
  * @param name the dialect's name, as logged and configured
- * @param outboxDdl creates the outbox table, its indexes (and on PostgreSQL its wake-up trigger)
+ * @param outboxDdl creates the outbox table and its indexes (and on PostgreSQL drops the trigger of
+ *     txoutbox 0.1 that notified from every appending transaction)
  * @param inboxDdl creates the inbox table
  * @param now the database clock, for leases
  * @param leaseExpiry the database clock plus a bound number of milliseconds
@@ -42,6 +43,7 @@ import org.slf4j.LoggerFactory;
  * @param completeRetain marks a batch in one statement, keeping published rows; {@code null} likewise
  * @param purge deletes at most a bound number of published rows older than a bound time
  * @param notifySql wakes listening relays, binds the channel; {@code null} where the database cannot
+ *     (sent after commit, on a connection of its own, never from an appending transaction)
  * @param supportsListen whether relays can listen for wake-ups from other writers
  * @param inboxInsert records a processed event id (consumer, id, time)
  * @param inboxInsertIgnoresDuplicates whether {@link #inboxInsert} reports a duplicate as 0 rows; if not,
@@ -125,7 +127,7 @@ public record Dialect(
     /** PostgreSQL 14 or later: the reference dialect. */
     public static final Dialect POSTGRESQL = new Dialect(
             "postgresql",
-            resource("postgresql-outbox.sql"),
+            resource("postgresql-outbox.sql") + "\n" + resource("postgresql-drop-commit-notify.sql"),
             resource("postgresql-inbox.sql"),
             "now()",
             "now() + ? * interval '1 millisecond'",
@@ -314,7 +316,7 @@ public record Dialect(
         return SUPPORTED;
     }
 
-    private static String resource(String file) {
+    static String resource(String file) {
         try (InputStream in = Dialect.class.getResourceAsStream(file)) {
             if (in == null) {
                 throw new IllegalStateException("txoutbox resource io/txoutbox/jdbc/" + file + " is missing");

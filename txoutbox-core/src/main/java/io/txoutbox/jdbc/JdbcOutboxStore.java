@@ -14,6 +14,7 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Completion;
 import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.Outcome;
+import io.txoutbox.spi.WakeSubscription;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -44,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * The JDBC outbox store: every statement of one {@link Dialect}, rendered once for one {@link
  * OutboxTable}. Thread-safe; one per table and data source.
  */
-public final class JdbcOutboxStore implements OutboxStore {
+public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JdbcOutboxStore.class);
 
     /** Longest error text kept in {@code last_error}. */
@@ -64,12 +65,26 @@ public final class JdbcOutboxStore implements OutboxStore {
     private final String nextDueSql;
     private final String statsSql;
     private final List<Runnable> subscribers = new CopyOnWriteArrayList<>();
+    private final WakeupOptions wakeups;
+    /** Wakes relays of other processes after commit; {@code null} where the database cannot notify. */
+    private final PgNotifier notifier;
 
-    private JdbcOutboxStore(DataSource dataSource, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
+    private JdbcOutboxStore(
+            DataSource dataSource,
+            OutboxTable table,
+            Dialect dialect,
+            DeadHeadPolicy ordered,
+            WakeupOptions wakeups,
+            ThreadFactory threadFactory) {
         this.dataSource = dataSource;
         this.table = table;
         this.dialect = dialect;
         this.ordered = ordered;
+        this.wakeups = wakeups;
+        this.notifier = dialect.notifySql() != null && wakeups.notifyAfterCommit()
+                ? new PgNotifier(
+                        dataSource, dialect.notifySql(), table.channel(), wakeups.notifyWindow(), threadFactory)
+                : null;
         this.bind = new Binder(dialect);
         this.insertSql = render(dialect.insert());
         this.claimSql = dialect.claim() == null ? null : render(dialect.claim());
@@ -114,10 +129,37 @@ public final class JdbcOutboxStore implements OutboxStore {
      */
     public static JdbcOutboxStore create(
             DataSource dataSource, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
+        return create(dataSource, table, dialect, ordered, WakeupOptions.DEFAULT, null);
+    }
+
+    /**
+     * @param dataSource where the table lives
+     * @param table the table and its column names
+     * @param dialect the database's SQL
+     * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
+     * @param wakeups how relays of other processes are woken
+     * @param threadFactory makes the notifier's thread, or {@code null} for a daemon thread named {@code
+     *     txoutbox-notify-<table>}
+     * @return the store; close it to stop its notifier
+     */
+    public static JdbcOutboxStore create(
+            DataSource dataSource,
+            OutboxTable table,
+            Dialect dialect,
+            DeadHeadPolicy ordered,
+            WakeupOptions wakeups,
+            ThreadFactory threadFactory) {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource is required");
         }
-        return new JdbcOutboxStore(dataSource, table, dialect, ordered);
+        ThreadFactory threads = threadFactory != null
+                ? threadFactory
+                : r -> {
+                    Thread t = new Thread(r, "txoutbox-notify-" + table.qualifiedName());
+                    t.setDaemon(true);
+                    return t;
+                };
+        return new JdbcOutboxStore(dataSource, table, dialect, ordered, wakeups, threads);
     }
 
     /** @return the dead-head policy of ordered mode, or {@code null} when unordered */
@@ -161,6 +203,21 @@ public final class JdbcOutboxStore implements OutboxStore {
     public static String outboxDdl(OutboxTable table, Dialect dialect) {
         return render(dialect.outboxDdl(), table, dialect, null);
     }
+
+    /**
+     * The optional PostgreSQL trigger that wakes idle relays when programs other than txoutbox insert
+     * rows (psql, services in other languages): what {@link #createSchema()} adds when the outbox asks
+     * for it, and what {@code db/migration/txoutbox/postgresql-foreign-writers/} ships for the default
+     * table. Needs no database.
+     *
+     * @param table the table and its column names
+     * @return the script
+     */
+    public static String foreignWriterWakeupDdl(OutboxTable table) {
+        return PgWakeups.render(render(FOREIGN_WRITER_TRIGGER, table, Dialect.POSTGRESQL, null), table);
+    }
+
+    private static final String FOREIGN_WRITER_TRIGGER = Dialect.resource("postgresql-wake-trigger.sql");
 
     private static String render(String template, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
         OutboxTable.Columns c = table.columns();
@@ -593,14 +650,7 @@ public final class JdbcOutboxStore implements OutboxStore {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 bind.setTime(ps, 1, now);
                 bindSelector(ps, 2, selector);
-                int n = ps.executeUpdate();
-                if (n > 0 && dialect.notifySql() != null) {
-                    try (PreparedStatement notify = c.prepareStatement(dialect.notifySql())) {
-                        notify.setString(1, table.channel());
-                        notify.execute();
-                    }
-                }
-                return n;
+                return ps.executeUpdate();
             }
         });
         if (revived > 0) {
@@ -669,11 +719,19 @@ public final class JdbcOutboxStore implements OutboxStore {
     @Override
     public void createSchema() {
         String script = outboxDdl(table, dialect);
+        boolean trigger = wakeups.foreignWriterTrigger() && dialect.supportsListen();
         withConnection("create schema", c -> {
             runScript(c, script);
+            if (trigger) {
+                runScript(c, foreignWriterWakeupDdl(table));
+            }
             return null;
         });
-        log.info("txoutbox: outbox table {} is ready ({})", table(), dialect.name());
+        log.info(
+                "txoutbox: outbox table {} is ready ({}{})",
+                table(),
+                dialect.name(),
+                trigger ? ", with wake-ups for writers that are not txoutbox" : "");
     }
 
     /**
@@ -741,6 +799,57 @@ public final class JdbcOutboxStore implements OutboxStore {
                             + dialect.name() + "/V1__txoutbox_outbox.sql, or check the column mapping"
                             + " (txoutbox.columns.*)");
         }
+        if (dialect.supportsListen()) {
+            checkWakeupTriggers();
+        }
+    }
+
+    /**
+     * Warns about the trigger of txoutbox 0.1 that notified from every appending transaction (it halves
+     * the commit rate of concurrent appenders), and about a missing trigger for writers that are not
+     * txoutbox when the outbox asks for one. Both are warnings: relays still work, only slower or later.
+     */
+    private void checkWakeupTriggers() {
+        String legacy = PgWakeups.legacyTriggerName(table);
+        String wake = PgWakeups.triggerName(table);
+        boolean hasLegacy = triggerExists(legacy);
+        if (hasLegacy) {
+            log.warn(
+                    "txoutbox: the outbox table {} still has the trigger {}, which notifies relays from every"
+                            + " appending transaction: PostgreSQL then serializes those commits behind its"
+                            + " notification lock (about half the commit rate of 8 concurrent appenders). Relays do"
+                            + " not need it any more: appenders wake them after commit (Outbox#committed). Drop it"
+                            + " with the migration db/migration/txoutbox/postgresql/V3__txoutbox_outbox_no_commit_notify.sql,"
+                            + " Outbox#createSchema(), or: DROP TRIGGER {} ON {}; DROP FUNCTION {}_notify();",
+                    table(),
+                    legacy,
+                    legacy,
+                    table(),
+                    table());
+        }
+        if (wakeups.foreignWriterTrigger() && !triggerExists(wake)) {
+            log.warn(
+                    "txoutbox: the outbox is built with foreignWriterWakeups, but the table {} has no trigger {}:"
+                            + " rows inserted by other programs wait for the relays' poll. Create it with"
+                            + " Outbox#createSchema(), the migration in"
+                            + " db/migration/txoutbox/postgresql-foreign-writers/ (default table), or the script"
+                            + " of JdbcOutboxStore.foreignWriterWakeupDdl",
+                    table(),
+                    wake);
+        }
+    }
+
+    private boolean triggerExists(String name) {
+        return withConnection("schema check", c -> {
+            try (PreparedStatement ps = c.prepareStatement(PgWakeups.TRIGGER_EXISTS)) {
+                ps.setString(1, table.qualifiedName());
+                ps.setString(2, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong(1) > 0;
+                }
+            }
+        });
     }
 
     /** @return the table's columns, lower-cased, with their catalogue type names; empty if it is missing */
@@ -784,7 +893,7 @@ public final class JdbcOutboxStore implements OutboxStore {
     }
 
     @Override
-    public AutoCloseable subscribe(
+    public WakeSubscription subscribe(
             Runnable wake, boolean listen, ThreadFactory threadFactory, Consumer<Throwable> onError) {
         subscribers.add(wake);
         PgListener listener = null;
@@ -792,10 +901,27 @@ public final class JdbcOutboxStore implements OutboxStore {
             listener = PgListener.startIfAvailable(dataSource, table.channel(), wake, threadFactory, onError);
         }
         PgListener started = listener;
-        return () -> {
-            subscribers.remove(wake);
-            if (started != null) {
-                started.close();
+        return new WakeSubscription() {
+            @Override
+            public void idle() {
+                if (started != null) {
+                    started.idle();
+                }
+            }
+
+            @Override
+            public void busy() {
+                if (started != null) {
+                    started.busy();
+                }
+            }
+
+            @Override
+            public void close() {
+                subscribers.remove(wake);
+                if (started != null) {
+                    started.close();
+                }
             }
         };
     }
@@ -804,6 +930,36 @@ public final class JdbcOutboxStore implements OutboxStore {
     public void signalCommitted() {
         for (Runnable wake : subscribers) {
             wake.run();
+        }
+        if (notifier != null) {
+            notifier.request();
+        }
+    }
+
+    /**
+     * @return after-commit notifications sent to relays of other processes, asked for, and failed (each
+     *     failure retried); all zero where the database cannot notify or notifications are off
+     */
+    public WakeupCounters wakeupCounters() {
+        return notifier == null
+                ? new WakeupCounters(0, 0, 0)
+                : new WakeupCounters(notifier.sent(), notifier.requested(), notifier.failures());
+    }
+
+    /**
+     * Counters of after-commit notifications.
+     *
+     * @param sent notifications sent
+     * @param requested commits that asked for one (the difference was coalesced)
+     * @param failures attempts that failed and were retried
+     */
+    public record WakeupCounters(long sent, long requested, long failures) {}
+
+    /** Stops the notifier and gives its connection back; idempotent. Never closes the data source. */
+    @Override
+    public void close() {
+        if (notifier != null) {
+            notifier.close();
         }
     }
 

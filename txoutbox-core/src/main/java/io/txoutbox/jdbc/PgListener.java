@@ -20,10 +20,22 @@ import org.slf4j.LoggerFactory;
  * reconnects with a bounded backoff, listens again, and wakes the relay once so that nothing committed
  * while it was away waits for the next poll. A periodic round trip notices a connection that died
  * silently. The connection's {@code application_name} is {@code txoutbox-listen:<channel>}.
+ *
+ * <p>The same connection announces the relay's idleness to writers that are not txoutbox (see {@link
+ * PgWakeups}): when the relay says it is {@link #idle() idle}, the listener takes the table's idle lock,
+ * waits for writers that checked before it to finish their commits, and then wakes the relay for a last
+ * look before it sleeps; when the relay says it is {@link #busy() busy} again, it lets the lock go. After
+ * a reconnect it announces again what the relay last said.
  */
 final class PgListener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgListener.class);
-    private static final int WAIT_MILLIS = 500;
+    /** How long one wait for notifications lasts: also how soon a change of idleness takes effect. */
+    private static final int WAIT_MILLIS = 25;
+    /** The longest the announcement waits for writers in the middle of their commit, per try. */
+    private static final String LOCK_TIMEOUT = "2s";
+    /** How long close waits for the thread: longer than one announcement can take. */
+    private static final long STOP_WAIT_MILLIS = 3_000;
+
     private static final long HEALTH_CHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long MAX_BACKOFF_MILLIS = 5_000;
 
@@ -34,8 +46,15 @@ final class PgListener implements AutoCloseable {
     private final Thread thread;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition stopped = lock.newCondition();
+    private final int key;
     private volatile boolean closed;
     private volatile boolean listening;
+    /** What the relay last said: idle (announce it) or busy. */
+    private volatile boolean wantIdle;
+    /** Whether this connection holds the idle lock now; the listener thread's own. */
+    private boolean idleHeld;
+    /** Whether writers that checked before the announcement may still be committing. */
+    private boolean drainPending;
 
     private PgListener(
             DataSource dataSource,
@@ -47,6 +66,7 @@ final class PgListener implements AutoCloseable {
         this.channel = channel;
         this.wake = wake;
         this.onError = onError;
+        this.key = PgWakeups.key(channel);
         this.thread = threadFactory.newThread(this::run);
     }
 
@@ -73,6 +93,16 @@ final class PgListener implements AutoCloseable {
         return listening;
     }
 
+    /** The relay has nothing to do: announce it, then wake the relay once the announcement holds. */
+    void idle() {
+        wantIdle = true;
+    }
+
+    /** The relay has work: writers need not wake it. */
+    void busy() {
+        wantIdle = false;
+    }
+
     private void run() {
         long backoff = 100;
         while (!closed) {
@@ -83,15 +113,23 @@ final class PgListener implements AutoCloseable {
                 PGConnection pg = c.unwrap(PGConnection.class);
                 try (Statement st = c.createStatement()) {
                     st.execute("SET application_name = '" + applicationName(channel) + "'");
+                    st.execute("SET lock_timeout = '" + LOCK_TIMEOUT + "'");
                     st.execute("LISTEN " + channel);
                 }
+                idleHeld = false;
+                drainPending = false;
                 listening = true;
                 backoff = 100;
                 log.debug("txoutbox: listening on {}", channel);
                 wake.run();
                 listen(c, pg);
                 try (Statement st = c.createStatement()) {
+                    if (idleHeld) {
+                        st.execute(unlockIdle());
+                        idleHeld = false;
+                    }
                     st.execute("UNLISTEN " + channel);
+                    st.execute("RESET lock_timeout");
                     st.execute("RESET application_name");
                 }
             } catch (SQLException | RuntimeException e) {
@@ -150,6 +188,7 @@ final class PgListener implements AutoCloseable {
     private void listen(Connection c, PGConnection pg) throws SQLException {
         long lastCheck = System.nanoTime();
         while (!closed) {
+            announce(c);
             PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
             if (notifications != null && notifications.length > 0) {
                 wake.run();
@@ -161,6 +200,53 @@ final class PgListener implements AutoCloseable {
                 lastCheck = System.nanoTime();
             }
         }
+    }
+
+    /** Brings the connection's idle lock in line with what the relay last said. */
+    private void announce(Connection c) throws SQLException {
+        boolean idle = wantIdle;
+        if (idle && !idleHeld) {
+            try (Statement st = c.createStatement()) {
+                st.execute("SELECT pg_advisory_lock_shared(" + PgWakeups.IDLE_CLASS + ", " + key + ")");
+            }
+            idleHeld = true;
+            drainPending = true;
+        } else if (!idle && idleHeld) {
+            try (Statement st = c.createStatement()) {
+                st.execute(unlockIdle());
+            }
+            idleHeld = false;
+            drainPending = false;
+        }
+        if (idleHeld && drainPending) {
+            drainPending = !drain(c);
+            // The last look: everything a writer committed without seeing the announcement is visible now.
+            wake.run();
+        }
+    }
+
+    /**
+     * Waits until writers that checked for idle relays before the announcement have finished their
+     * commit: they hold the commit lock in shared mode until their commit is visible.
+     *
+     * @return whether they have; false when one took longer than the lock timeout (tried again)
+     */
+    private boolean drain(Connection c) throws SQLException {
+        try (Statement st = c.createStatement()) {
+            st.execute("SELECT pg_advisory_lock(" + PgWakeups.COMMIT_CLASS + ", " + key + "), pg_advisory_unlock("
+                    + PgWakeups.COMMIT_CLASS + ", " + key + ")");
+            return true;
+        } catch (SQLException e) {
+            if ("55P03".equals(e.getSQLState())) {
+                log.debug("txoutbox: a writer on {} is slow to commit; the relay looks now and again later", channel);
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private String unlockIdle() {
+        return "SELECT pg_advisory_unlock_shared(" + PgWakeups.IDLE_CLASS + ", " + key + ")";
     }
 
     private void pause(long millis) {
@@ -187,12 +273,12 @@ final class PgListener implements AutoCloseable {
             lock.unlock();
         }
         try {
-            thread.join(WAIT_MILLIS * 4L);
+            thread.join(STOP_WAIT_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         if (thread.isAlive()) {
-            log.warn("txoutbox: the LISTEN thread for {} did not stop within {} ms", channel, WAIT_MILLIS * 4);
+            log.warn("txoutbox: the LISTEN thread for {} did not stop within {} ms", channel, STOP_WAIT_MILLIS);
         }
     }
 }

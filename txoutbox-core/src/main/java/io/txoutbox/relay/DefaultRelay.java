@@ -10,6 +10,7 @@ import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
 import io.txoutbox.spi.RelayListener.BatchReport;
+import io.txoutbox.spi.WakeSubscription;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -38,8 +39,16 @@ import org.slf4j.LoggerFactory;
 final class DefaultRelay implements Relay {
     private static final Logger log = LoggerFactory.getLogger(DefaultRelay.class);
 
-    /** The shortest sleep of an idle relay: guards against spinning on rows another relay is claiming. */
-    private static final Duration MIN_IDLE = Duration.ofMillis(10);
+    /**
+     * An idle relay announces its idleness (for the trigger of writers that are not txoutbox) once its
+     * adaptive sleep has doubled this many times (or reached the poll interval): a relay between two
+     * batches of a steady flow stays unannounced, so those writers do not notify it.
+     */
+    private static final int ANNOUNCE_IDLE_AFTER_DOUBLINGS = 2;
+    /** Enough doublings of the adaptive sleep to reach any poll interval from any minimum. */
+    private static final int MAX_DOUBLINGS = 30;
+    /** A wait shorter than this skips the query for the next due time: the relay looks again soon anyway. */
+    private static final Duration ASK_NEXT_DUE_AFTER = Duration.ofMillis(50);
     /** The longest a retry may be pushed out by a broker's {@code Retry-After}. */
     private static final Duration MAX_NOT_BEFORE = Duration.ofHours(24);
     /** The longest pause after a failed cycle. */
@@ -55,6 +64,8 @@ final class DefaultRelay implements Relay {
     private final RelayListener listener;
     private final int batchSize;
     private final Duration pollInterval;
+    private final Duration minPollInterval;
+    private final Duration announceIdleAfter;
     private final Duration lease;
     private final Duration publishTimeout;
     private final Backoff backoff;
@@ -73,8 +84,11 @@ final class DefaultRelay implements Relay {
     private volatile boolean running;
     private volatile boolean paused;
     private volatile Thread thread;
-    private volatile AutoCloseable subscription;
+    private volatile WakeSubscription subscription = WakeSubscription.NONE;
     private volatile boolean listening;
+    /** Whether the relay told its subscription it is idle; the relay thread's own. */
+    private boolean announcedIdle;
+
     private Instant lastPurge = Instant.MIN;
 
     private final AtomicLong batches = new AtomicLong();
@@ -84,7 +98,7 @@ final class DefaultRelay implements Relay {
     private final AtomicLong fenced = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
 
-    DefaultRelay(Relay.Builder b) {
+    DefaultRelay(Relay.Builder b, Duration minPollInterval) {
         this.name = b.name;
         this.owner = ownerId(b.name);
         this.store = b.outbox.store();
@@ -93,6 +107,8 @@ final class DefaultRelay implements Relay {
         this.listener = b.listener;
         this.batchSize = b.batchSize;
         this.pollInterval = b.pollInterval;
+        this.minPollInterval = minPollInterval;
+        this.announceIdleAfter = min(minPollInterval.multipliedBy(1L << ANNOUNCE_IDLE_AFTER_DOUBLINGS), pollInterval);
         this.lease = b.leaseDuration;
         this.publishTimeout = b.publishTimeout;
         this.backoff = b.backoff;
@@ -170,12 +186,10 @@ final class DefaultRelay implements Relay {
                 t.interrupt();
             }
         }
-        if (subscription != null) {
-            try {
-                subscription.close();
-            } catch (Exception e) {
-                reportError("listen", e);
-            }
+        try {
+            subscription.close();
+        } catch (RuntimeException e) {
+            reportError("listen", e);
         }
         try {
             int released = store.releaseLeases(owner);
@@ -188,10 +202,20 @@ final class DefaultRelay implements Relay {
         log.info("txoutbox: relay '{}' stopped ({})", name, metrics());
     }
 
+    /**
+     * Claims while there is work; in between, sleeps adaptively: {@code minPollInterval} after a claim
+     * that found work, doubling with each empty claim up to {@code pollInterval}, and never past the next
+     * delayed event or retry. Any wake-up ends a sleep at once, and one that came while the relay was
+     * busy is kept, so none is lost between a claim and the sleep after it. Once the sleep has grown, the
+     * relay announces that it is idle; its subscription then wakes it for a last look, so that a row
+     * committed while it was going idle is never left for the poll.
+     */
     private void loop() {
         Duration errorPause = Duration.ZERO;
+        int emptyClaims = 0;
         while (running) {
             if (paused) {
+                setIdle(false);
                 wake.await(pollInterval);
                 continue;
             }
@@ -199,10 +223,21 @@ final class DefaultRelay implements Relay {
                 int claimed = runOnce();
                 errorPause = Duration.ZERO;
                 purgeIfDue();
-                if (claimed >= batchSize || !running) {
+                if (claimed > 0) {
+                    emptyClaims = 0;
+                    setIdle(false);
+                } else if (emptyClaims < MAX_DOUBLINGS) {
+                    emptyClaims++;
+                }
+                // A wake-up that came during the cycle (consumed here) may be for rows the claim missed.
+                if (claimed >= batchSize || !running || wake.consume()) {
                     continue;
                 }
-                wake.await(idleWait());
+                Duration wait = idleWait(emptyClaims);
+                if (wait.compareTo(announceIdleAfter) >= 0) {
+                    setIdle(true);
+                }
+                wake.await(wait);
             } catch (RuntimeException | Error e) {
                 reportError("claim", e);
                 stopListeningIfThePoolIsStarved(e);
@@ -231,10 +266,28 @@ final class DefaultRelay implements Relay {
                 pollInterval.toMillis());
         try {
             subscription.close();
-        } catch (Exception closeFailure) {
+        } catch (RuntimeException closeFailure) {
             reportError("listen", closeFailure);
         }
+        announcedIdle = false;
         subscription = store.subscribe(wake::signal, false, threadFactory, err -> reportError("listen", err));
+    }
+
+    /** Tells the subscription when the relay goes idle or has work again; each change once. */
+    private void setIdle(boolean idle) {
+        if (idle == announcedIdle) {
+            return;
+        }
+        announcedIdle = idle;
+        try {
+            if (idle) {
+                subscription.idle();
+            } else {
+                subscription.busy();
+            }
+        } catch (RuntimeException e) {
+            reportError("listen", e);
+        }
     }
 
     private static boolean isPoolTimeout(Throwable e) {
@@ -246,23 +299,31 @@ final class DefaultRelay implements Relay {
         return false;
     }
 
-    /** Until the next delayed event or retry is due, but no longer than the poll interval. */
-    private Duration idleWait() {
+    /**
+     * The adaptive sleep after {@code emptyClaims} claims in a row that found nothing, up to the poll
+     * interval, cut short by the next delayed event or retry; never below the minimum, which also keeps
+     * a relay from spinning on rows that another relay is claiming.
+     */
+    private Duration idleWait(int emptyClaims) {
+        Duration adaptive = min(minPollInterval.multipliedBy(1L << emptyClaims), pollInterval);
+        if (adaptive.compareTo(ASK_NEXT_DUE_AFTER) < 0) {
+            return adaptive;
+        }
         Optional<Instant> due;
         try {
             due = store.nextDueAt();
         } catch (RuntimeException e) {
             reportError("claim", e);
-            return pollInterval;
+            return adaptive;
         }
         if (due.isEmpty()) {
-            return pollInterval;
+            return adaptive;
         }
         Duration untilDue = Duration.between(clock.instant(), due.get());
-        if (untilDue.compareTo(MIN_IDLE) < 0) {
-            return MIN_IDLE;
+        if (untilDue.compareTo(minPollInterval) < 0) {
+            return minPollInterval;
         }
-        return min(untilDue, pollInterval);
+        return min(untilDue, adaptive);
     }
 
     @Override

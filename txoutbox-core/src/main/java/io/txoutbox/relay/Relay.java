@@ -18,9 +18,11 @@ import java.util.regex.Pattern;
  * fenced by the lease owner. Failures are retried with backoff and end dead after the last attempt.
  * Several relays, in one JVM or many, may share a table.
  *
- * <p>A running relay wakes on an after-commit signal from this JVM, on PostgreSQL notifications, and
- * on its poll interval as the safety net. A full batch loops again at once; an idle relay sleeps
- * until the next event is due or the poll interval passes.
+ * <p>A running relay wakes on an after-commit signal from this JVM, on PostgreSQL notifications (sent
+ * after commit by appenders in other processes, or by the optional trigger for writers that are not
+ * txoutbox), and on its adaptive poll as the safety net. A full batch loops again at once; between
+ * batches it sleeps {@code minPollInterval}, doubling with every claim that finds nothing, up to the
+ * poll interval and never past the next delayed event or retry.
  *
  * <pre>{@code
  * Relay relay = outbox.relay(publisher).name("orders").build();
@@ -98,6 +100,8 @@ public interface Relay extends AutoCloseable {
         public static final int MAX_BATCH_SIZE = 10_000;
         /** The default attempt budget of an event. */
         public static final int DEFAULT_MAX_ATTEMPTS = 8;
+        /** The default shortest sleep between claims, after one that found work. */
+        public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(25);
 
         private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
@@ -106,6 +110,9 @@ public interface Relay extends AutoCloseable {
         String name = "relay";
         int batchSize = DEFAULT_BATCH_SIZE;
         Duration pollInterval = Duration.ofSeconds(2);
+        /** {@code null}: the default, or the poll interval where that is shorter. */
+        Duration minPollInterval;
+
         Duration leaseDuration = Duration.ofSeconds(30);
         Duration publishTimeout = Duration.ofSeconds(10);
         Backoff backoff = Backoff.DEFAULT;
@@ -148,6 +155,19 @@ public interface Relay extends AutoCloseable {
          */
         public Builder pollInterval(Duration pollInterval) {
             this.pollInterval = pollInterval;
+            return this;
+        }
+
+        /**
+         * @param minPollInterval the sleep after a claim that found work but not a full batch; it doubles
+         *     with every claim that finds nothing, up to {@link #pollInterval(Duration)}, so a relay polls
+         *     often while rows flow (rows of writers that do not wake it are found quickly) and rarely when
+         *     idle (default, also for {@code null}: 25 ms, or the poll interval where that is shorter; at
+         *     most the poll interval, which turns the adaptive poll off)
+         * @return this builder
+         */
+        public Builder minPollInterval(Duration minPollInterval) {
+            this.minPollInterval = minPollInterval;
             return this;
         }
 
@@ -279,6 +299,21 @@ public interface Relay extends AutoCloseable {
                         "Relay.Builder.maxAttempts is " + maxAttempts + "; it must be between 1 and 1000");
             }
             positive("pollInterval", pollInterval);
+            Duration minPoll = minPollInterval;
+            if (minPoll == null) {
+                minPoll = DEFAULT_MIN_POLL_INTERVAL.compareTo(pollInterval) < 0
+                        ? DEFAULT_MIN_POLL_INTERVAL
+                        : pollInterval;
+            }
+            positive("minPollInterval", minPoll);
+            if (minPoll.compareTo(pollInterval) > 0) {
+                throw new OutboxValidationException(
+                        "Relay.Builder.minPollInterval",
+                        "<= pollInterval",
+                        "Relay.Builder.minPollInterval (" + minPoll.toMillis()
+                                + " ms) must not be longer than Relay.Builder.pollInterval (" + pollInterval.toMillis()
+                                + " ms)");
+            }
             positive("leaseDuration", leaseDuration);
             positive("publishTimeout", publishTimeout);
             positive("purgeInterval", purgeInterval);
@@ -300,7 +335,7 @@ public interface Relay extends AutoCloseable {
                         ">= 0",
                         "Relay.Builder.retainPublished is " + retainPublished + "; it must not be negative");
             }
-            return new DefaultRelay(this);
+            return new DefaultRelay(this, minPoll);
         }
 
         private static void positive(String field, Duration value) {

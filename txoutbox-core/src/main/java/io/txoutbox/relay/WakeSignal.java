@@ -20,6 +20,18 @@ final class WakeSignal {
         }
     }
 
+    /** @return whether a wake-up came since the last {@link #await} or {@code consume}; clears it */
+    boolean consume() {
+        lock.lock();
+        try {
+            boolean was = signalled;
+            signalled = false;
+            return was;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** @return whether a wake-up came (rather than the timeout) */
     boolean await(Duration timeout) {
         lock.lock();

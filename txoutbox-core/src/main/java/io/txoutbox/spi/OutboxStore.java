@@ -115,11 +115,16 @@ public interface OutboxStore {
      */
     int purgePublished(Instant olderThan, int batchSize);
 
-    /** Creates the table, its index and its wake-up trigger if they do not exist. */
+    /**
+     * Creates the table and its indexes if they do not exist (and, when the outbox asks for wake-ups of
+     * writers that are not txoutbox, their trigger); removes the trigger of txoutbox 0.1 that notified
+     * from every appending transaction.
+     */
     void createSchema();
 
     /**
-     * Checks that the table exists with every column this version needs.
+     * Checks that the table exists with every column this version needs, and warns (with the fix) about
+     * a wake-up trigger that is missing or that costs every appending commit.
      *
      * @throws io.txoutbox.OutboxSchemaException naming the table and what is missing
      */
@@ -127,17 +132,23 @@ public interface OutboxStore {
 
     /**
      * Subscribes to wake-ups: an append committed in this JVM ({@link #signalCommitted()}), and on
-     * databases that have it, a notification from any writer (PostgreSQL {@code LISTEN/NOTIFY}). A
-     * wake-up is a hint; relays still poll.
+     * databases that have it, a notification from another process (PostgreSQL {@code LISTEN/NOTIFY}: sent
+     * after commit by appenders in other JVMs, and by the optional trigger for writers that are not
+     * txoutbox). A wake-up is a hint; relays still poll.
      *
      * @param wake called on every wake-up, from any thread; must return quickly
      * @param listen also listen for the database's notifications, where it has them
      * @param threadFactory makes the listening thread, if the store needs one
      * @param onError hears failures of the listening connection (it reconnects by itself)
-     * @return closing it ends the subscription and stops what it started
+     * @return the subscription; the relay reports its idleness through it and closes it when it stops
      */
-    AutoCloseable subscribe(Runnable wake, boolean listen, ThreadFactory threadFactory, Consumer<Throwable> onError);
+    WakeSubscription subscribe(Runnable wake, boolean listen, ThreadFactory threadFactory, Consumer<Throwable> onError);
 
-    /** Tells the relays of this JVM that a transaction that appended has committed. */
+    /**
+     * Tells relays that a transaction that appended has committed: those of this JVM at once, and where
+     * the store can, those of other processes through a notification sent soon after on a connection of
+     * its own, outside every business transaction. Never blocks and never throws: a failed notification
+     * is retried, and relays poll anyway.
+     */
     void signalCommitted();
 }

@@ -39,15 +39,3 @@ CREATE INDEX IF NOT EXISTS {name}_dead_idx ON {table} ({id}) WHERE status = 'dea
 
 -- Purge of retained published rows.
 CREATE INDEX IF NOT EXISTS {name}_published_idx ON {table} (published_at) WHERE status = 'published';
-
--- Wake relays once per inserting transaction: a statement-level trigger, and PostgreSQL folds
--- identical notifications of one transaction into one, delivered at commit.
-CREATE OR REPLACE FUNCTION {table}_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    PERFORM pg_notify('{channel}', '');
-    RETURN NULL;
-END
-$$;
-
-CREATE OR REPLACE TRIGGER {name}_notify AFTER INSERT ON {table}
-    FOR EACH STATEMENT EXECUTE FUNCTION {table}_notify();

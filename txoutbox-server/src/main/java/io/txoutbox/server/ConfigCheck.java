@@ -120,7 +120,7 @@ final class ConfigCheck {
             }
             String db = "database " + Masking.jdbcUrl(s.jdbcUrl()) + " (" + dialect.name() + ")";
             try {
-                b.build();
+                b.build().close();
                 ok(label, db + ", table " + s.table() + " has the expected shape");
             } catch (OutboxSchemaException e) {
                 if (s.createSchema() && !tableExists(pool, s.table())) {

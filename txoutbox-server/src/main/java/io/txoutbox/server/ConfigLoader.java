@@ -215,6 +215,7 @@ final class ConfigLoader {
             };
         }
         boolean createSchema = s.bool("create-schema", false);
+        boolean foreignWriterWakeups = s.bool("foreign-writer-wakeups", false);
         ServerConfig.Relay relay = relay(s.object("relay"));
         int poolSize = s.integer("pool-size", relay.instances() + 2, 2, 100);
         if (poolSize < relay.instances() + 1) {
@@ -238,6 +239,7 @@ final class ConfigLoader {
                 dialect,
                 policy,
                 createSchema,
+                foreignWriterWakeups,
                 poolSize,
                 connectTimeout,
                 relay,
@@ -264,6 +266,12 @@ final class ConfigLoader {
         int instances = r.integer("instances", d.instances(), 1, 16);
         int batchSize = r.integer("batch-size", d.batchSize(), 1, 10_000);
         Duration poll = positive(r, "poll-interval", d.pollInterval());
+        Duration minPoll = r.duration("min-poll-interval", null);
+        if (minPoll != null && (minPoll.isNegative() || minPoll.isZero() || minPoll.compareTo(poll) > 0)) {
+            throw new ConfigException(
+                    r.key("min-poll-interval"),
+                    minPoll.toMillis() + " ms must be positive and at most poll-interval (" + poll.toMillis() + " ms)");
+        }
         Duration lease = positive(r, "lease-duration", d.leaseDuration());
         Duration timeout = positive(r, "publish-timeout", d.publishTimeout());
         if (lease.compareTo(timeout) <= 0) {
@@ -281,7 +289,8 @@ final class ConfigLoader {
         }
         boolean listen = r.bool("listen", d.listen());
         r.rejectUnknown();
-        return new ServerConfig.Relay(instances, batchSize, poll, lease, timeout, maxAttempts, backoff, retain, listen);
+        return new ServerConfig.Relay(
+                instances, batchSize, poll, minPoll, lease, timeout, maxAttempts, backoff, retain, listen);
     }
 
     private static Backoff backoff(ConfigNode b) {

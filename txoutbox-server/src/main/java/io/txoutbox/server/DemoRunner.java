@@ -104,6 +104,7 @@ final class DemoRunner implements AutoCloseable {
         opened.add(server);
         DataSource app = postgres.getDatabase("postgres", "postgres");
         Outbox appOutbox = Outbox.builder(app).table("outbox").build();
+        opened.add(appOutbox);
         producer = DemoProducer.start(app, appOutbox, ordersPerSecond);
         opened.add(producer);
         reporter = Executors.newSingleThreadScheduledExecutor(r -> {

@@ -178,12 +178,14 @@ final class RelaySource implements AutoCloseable {
         Outbox.Builder b = Outbox.builder(pool)
                 .table(config.table())
                 .dialect(dialect)
-                .createSchemaIfMissing(config.createSchema());
+                .createSchemaIfMissing(config.createSchema())
+                .foreignWriterWakeups(config.foreignWriterWakeups());
         if (config.ordered() != null) {
             b.ordered(config.ordered());
         }
         try {
             outbox = b.build();
+            created.add(outbox);
         } catch (OutboxSchemaException e) {
             throw new ConfigException(
                     key + ".table",
@@ -205,6 +207,7 @@ final class RelaySource implements AutoCloseable {
                     .name(r.instances() == 1 ? config.name() : config.name() + "-" + i)
                     .batchSize(r.batchSize())
                     .pollInterval(r.pollInterval())
+                    .minPollInterval(r.minPollInterval())
                     .leaseDuration(r.leaseDuration())
                     .publishTimeout(r.publishTimeout())
                     .maxAttempts(r.maxAttempts())

@@ -22,8 +22,9 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
-            "Prints the DDL of the outbox table (table, indexes and, on PostgreSQL, the wake-up trigger) for a dialect,"
-                    + " for your migration tool.",
+            "Prints the DDL of the outbox table (table and indexes) for a dialect, for your migration tool.",
+            "With --foreign-writer-wakeups (PostgreSQL), also the trigger that wakes idle relays when programs other"
+                    + " than txoutbox insert rows.",
             "With --apply --config FILE, creates the table of every source of that file (if missing) instead."
         })
 final class SchemaCommand implements Callable<Integer> {
@@ -46,6 +47,11 @@ final class SchemaCommand implements Callable<Integer> {
 
     @Option(names = "--apply", description = "Creates the tables of the sources in --config instead of printing.")
     boolean apply;
+
+    @Option(
+            names = "--foreign-writer-wakeups",
+            description = "PostgreSQL: add the trigger that wakes idle relays on rows inserted by other programs.")
+    boolean foreignWriterWakeups;
 
     @Option(
             names = {"-c", "--config"},
@@ -81,6 +87,14 @@ final class SchemaCommand implements Callable<Integer> {
         }
         out.println("-- txoutbox outbox table " + t.qualifiedName() + " for " + d.name());
         out.println(JdbcOutboxStore.outboxDdl(t, d).strip());
+        if (foreignWriterWakeups) {
+            if (d != Dialect.POSTGRESQL) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--foreign-writer-wakeups: only PostgreSQL can wake relays (--dialect)");
+            }
+            out.println();
+            out.println(JdbcOutboxStore.foreignWriterWakeupDdl(t).strip());
+        }
         return TxoutboxCli.OK;
     }
 
@@ -102,11 +116,15 @@ final class SchemaCommand implements Callable<Integer> {
                         key + ".jdbc-url", "cannot connect (" + Masking.jdbcUrl(s.jdbcUrl()) + "): " + e.getMessage());
             }
             Dialect d = s.dialect().equals("auto") ? Dialect.detect(ds) : Dialect.named(s.dialect());
-            Outbox.Builder b = Outbox.builder(ds).table(s.table()).dialect(d).createSchemaIfMissing(true);
+            Outbox.Builder b = Outbox.builder(ds)
+                    .table(s.table())
+                    .dialect(d)
+                    .createSchemaIfMissing(true)
+                    .foreignWriterWakeups(s.foreignWriterWakeups());
             if (s.ordered() != null) {
                 b.ordered(s.ordered());
             }
-            b.build();
+            b.build().close();
             out.println("source " + s.name() + ": table " + s.table() + " is ready (" + d.name() + ")");
         }
     }

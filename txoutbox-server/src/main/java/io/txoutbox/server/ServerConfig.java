@@ -78,6 +78,8 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param dialect {@code auto}, {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}
      * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
      * @param createSchema create the table at start-up when it is missing
+     * @param foreignWriterWakeups PostgreSQL: the table gets (with create-schema) and is expected to have the
+     *     trigger that wakes idle relays when programs other than txoutbox insert rows
      * @param poolSize the connection pool's maximum size
      * @param connectTimeout how long to wait for a database connection
      * @param relay the relay settings
@@ -92,6 +94,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
             String dialect,
             DeadHeadPolicy ordered,
             boolean createSchema,
+            boolean foreignWriterWakeups,
             int poolSize,
             Duration connectTimeout,
             Relay relay,
@@ -105,6 +108,8 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param instances relays on this table in this server (they share it safely)
      * @param batchSize rows per claim
      * @param pollInterval the longest an idle relay sleeps
+     * @param minPollInterval the sleep after a claim that found work, doubling with every empty claim up to
+     *     the poll interval; {@code null} for the library's default
      * @param leaseDuration how long a claim is held
      * @param publishTimeout how long to wait for a batch's confirmations
      * @param maxAttempts attempts before an event is dead
@@ -116,6 +121,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
             int instances,
             int batchSize,
             Duration pollInterval,
+            Duration minPollInterval,
             Duration leaseDuration,
             Duration publishTimeout,
             int maxAttempts,
@@ -127,6 +133,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
                     1,
                     100,
                     Duration.ofSeconds(2),
+                    null,
                     Duration.ofSeconds(30),
                     Duration.ofSeconds(10),
                     8,

@@ -131,16 +131,25 @@ public final class SpringOutbox implements Outbox {
         action.run();
     }
 
-    /** Stops waiting for the database (at context shutdown). Idempotent; a ready outbox is unaffected. */
+    /**
+     * At context shutdown: stops waiting for the database, and closes the outbox it wraps (its after-commit
+     * notifier); never the data source. Idempotent.
+     */
+    @Override
     public void close() {
+        Outbox ready;
         lock.lock();
         try {
             if (retries != null) {
                 retries.shutdownNow();
             }
             whenReady.clear();
+            ready = delegate;
         } finally {
             lock.unlock();
+        }
+        if (ready != null) {
+            ready.close();
         }
     }
 

@@ -70,7 +70,10 @@ public class TxOutboxAutoConfiguration {
                 .table(properties.table())
                 .createSchemaIfMissing(properties.createSchema())
                 .validateSchema(properties.validateSchema())
-                .maxPayloadBytes(properties.maxPayloadBytes());
+                .maxPayloadBytes(properties.maxPayloadBytes())
+                .notifyAfterCommit(properties.notifyAfterCommit())
+                .notifyWindow(properties.notifyWindow())
+                .foreignWriterWakeups(properties.foreignWriterWakeups());
         Supplier<EventScope> s = scope.getIfUnique();
         if (s != null) {
             builder.scope(s);
@@ -133,6 +136,7 @@ public class TxOutboxAutoConfiguration {
                     .name(r.name())
                     .batchSize(r.batchSize())
                     .pollInterval(r.pollInterval())
+                    .minPollInterval(r.minPollInterval())
                     .leaseDuration(r.leaseDuration())
                     .publishTimeout(r.publishTimeout())
                     .maxAttempts(r.maxAttempts())

@@ -13,13 +13,19 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * and an invalid one stops the application with a message naming the property.
  *
  * @param table the outbox table, name or schema.name
- * @param createSchema create the table, its indexes and its wake-up trigger at start-up if missing (for
- *     quick starts; use your migrations in production)
+ * @param createSchema create the table and its indexes at start-up if missing (for quick starts; use your
+ *     migrations in production)
  * @param validateSchema check the table's shape at start-up and fail with what is missing
  * @param maxPayloadBytes the largest payload accepted at append (at most 64 MiB)
  * @param allowAppendWithoutTransaction let SpringOutbox.append(event) run outside a Spring-managed
  *     transaction, where the event commits on its own; off by default because it
  *     breaks atomicity with the business change
+ * @param notifyAfterCommit on PostgreSQL, wake relays in other processes after every commit that appended,
+ *     with one notification per window sent on a connection of the outbox's own (never from inside the
+ *     transaction)
+ * @param notifyWindow at most one such notification per window, 0 to 1 s
+ * @param foreignWriterWakeups a table that programs other than txoutbox insert into: create (with
+ *     create-schema) and expect the PostgreSQL trigger that wakes idle relays on their inserts
  * @param traceContext stamp the W3C trace context of the current OpenTelemetry span on appended events
  *     (when opentelemetry-api is on the classpath)
  * @param relay the embedded relay
@@ -34,6 +40,9 @@ public record TxOutboxProperties(
         @DefaultValue("true") boolean validateSchema,
         @DefaultValue("" + Outbox.DEFAULT_MAX_PAYLOAD_BYTES) int maxPayloadBytes,
         @DefaultValue("false") boolean allowAppendWithoutTransaction,
+        @DefaultValue("true") boolean notifyAfterCommit,
+        @DefaultValue("2ms") Duration notifyWindow,
+        @DefaultValue("false") boolean foreignWriterWakeups,
         @DefaultValue("true") boolean traceContext,
         @DefaultValue Relay relay,
         @DefaultValue Health health,
@@ -71,12 +80,15 @@ public record TxOutboxProperties(
      * @param name the relay's name: logs, metrics and the lease owner; letters, digits, '.', '_', '-'
      * @param batchSize rows per claim, 1 to 10,000; a full batch loops again at once
      * @param pollInterval the longest an idle relay sleeps: the safety net under wake-ups
+     * @param minPollInterval the sleep after a claim that found work; it doubles with every empty claim up
+     *     to poll-interval (unset: the core's default, 25 ms, or poll-interval where that is shorter)
      * @param leaseDuration how long a claim is held; must be longer than publish-timeout
      * @param publishTimeout how long to wait for the broker's confirmations of a batch
      * @param maxAttempts attempts before an event is dead, 1 to 1,000; an event's own budget wins
      * @param retainPublished keep published rows this long, then purge them; unset deletes them at once
      * @param purgeInterval how often a retaining relay purges
-     * @param listen wake on PostgreSQL NOTIFY
+     * @param listen wake on PostgreSQL notifications (after-commit ones from appenders anywhere, and those of
+     *     the foreign-writer trigger); the listening connection is one more of the pool's
      */
     public record Relay(
             @DefaultValue("true") boolean enabled,
@@ -86,6 +98,7 @@ public record TxOutboxProperties(
             int batchSize,
 
             @DefaultValue("2s") Duration pollInterval,
+            Duration minPollInterval,
             @DefaultValue("30s") Duration leaseDuration,
             @DefaultValue("10s") Duration publishTimeout,
 
