@@ -84,4 +84,12 @@ class H2ContractTest {
             return TestDatabase.H2;
         }
     }
+
+    @Nested
+    class Hardening extends HardeningContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
 }

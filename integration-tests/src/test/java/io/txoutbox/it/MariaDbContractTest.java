@@ -84,4 +84,12 @@ class MariaDbContractTest {
             return TestDatabase.MARIADB;
         }
     }
+
+    @Nested
+    class Hardening extends HardeningContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.MARIADB;
+        }
+    }
 }

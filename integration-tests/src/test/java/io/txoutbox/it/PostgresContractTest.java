@@ -84,4 +84,12 @@ class PostgresContractTest {
             return TestDatabase.POSTGRES;
         }
     }
+
+    @Nested
+    class Hardening extends HardeningContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.POSTGRES;
+        }
+    }
 }
