@@ -92,4 +92,12 @@ class H2ContractTest {
             return TestDatabase.H2;
         }
     }
+
+    @Nested
+    class BoundedHeap extends BoundedHeapContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
 }

@@ -137,6 +137,20 @@ abstract class HardeningContract extends DatabaseTest {
                 .startsWith("unreadable row: OutboxEvent.aggregateId has a control character (code 0) at 2");
     }
 
+    @Test
+    void headers_that_are_not_json_go_dead_without_quoting_them() {
+        Assumptions.assumeTrue(database() != TestDatabase.POSTGRES, "PostgreSQL's jsonb refuses such headers");
+        Outbox outbox = newOutbox();
+        UUID bad = insertRow(outbox, row("o-1").put("headers", "{\"authorization\": Bearer-SECRET-1}"));
+        try (Relay relay = outbox.relay(new RecordingPublisher()).build()) {
+            assertThat(relay.runOnce()).isEqualTo(1);
+        }
+        assertThat(column(outbox, bad, "status")).isEqualTo("dead");
+        assertThat(column(outbox, bad, "last_error"))
+                .startsWith("unreadable row: headers is not valid JSON")
+                .doesNotContain("SECRET");
+    }
+
     // ---- 2. a failure between claim and mark ends in a mark ----------------------------------------
 
     @Test

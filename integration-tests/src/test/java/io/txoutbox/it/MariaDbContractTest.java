@@ -92,4 +92,12 @@ class MariaDbContractTest {
             return TestDatabase.MARIADB;
         }
     }
+
+    @Nested
+    class BoundedHeap extends BoundedHeapContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.MARIADB;
+        }
+    }
 }

@@ -92,4 +92,12 @@ class PostgresContractTest {
             return TestDatabase.POSTGRES;
         }
     }
+
+    @Nested
+    class BoundedHeap extends BoundedHeapContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.POSTGRES;
+        }
+    }
 }

@@ -58,12 +58,12 @@ final class HeadersJson {
                 }
             }
         } catch (JsonProcessingException e) {
-            // Not e.getMessage(): Jackson's message quotes the source, which holds header values.
-            throw new IllegalArgumentException(
-                    "headers is not valid JSON: " + LogText.escape(e.getOriginalMessage(), 200)
-                            + (e.getLocation() == null
-                                    ? ""
-                                    : " at character " + e.getLocation().getCharOffset()));
+            // Not Jackson's message: it quotes the source (an unrecognized token, the text around the
+            // error), which holds header values.
+            throw new IllegalArgumentException("headers is not valid JSON"
+                    + (e.getLocation() == null
+                            ? ""
+                            : " (at character " + e.getLocation().getCharOffset() + ")"));
         } catch (IOException e) {
             throw new IllegalArgumentException(
                     "headers could not be read: " + e.getClass().getSimpleName());

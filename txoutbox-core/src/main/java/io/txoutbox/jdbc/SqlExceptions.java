@@ -237,7 +237,7 @@ public final class SqlExceptions {
             copy.initCause(cause);
         }
         SQLException next = e.getNextException();
-        if (next != null && next != e && next != cause) {
+        if (next != null && next != e) {
             copy.setNextException(sanitize(next, done));
         }
         return copy;
