@@ -266,8 +266,9 @@ public interface Relay extends AutoCloseable {
         }
 
         /**
-         * @param threadFactory makes the relay's threads (default: daemon threads named {@code
-         *     txoutbox-relay-<name>} and {@code txoutbox-listen-<name>})
+         * @param threadFactory makes the relay's threads: its loop, its listener and the thread it calls the
+         *     publisher on (default: daemon threads named {@code txoutbox-relay-<name>}, {@code
+         *     txoutbox-listen-<name>} and {@code txoutbox-publish-<name>})
          * @return this builder
          */
         public Builder threadFactory(ThreadFactory threadFactory) {
