@@ -176,15 +176,13 @@ final class EventValidator {
                         "OutboxEvent.headers '" + name + "' value is " + value.length() + " characters; the limit is "
                                 + MAX_HEADER_VALUE);
             }
-            for (int i = 0; i < value.length(); i++) {
-                char c = value.charAt(i);
-                if (c < 0x20 && c != '\t' || c == 0x7F) {
-                    throw new OutboxValidationException(
-                            "OutboxEvent.headers",
-                            null,
-                            "OutboxEvent.headers '" + name + "' value has a control character (code " + (int) c
-                                    + ") at " + i + "; header values must be printable");
-                }
+            String problem = characterProblem(value, true);
+            if (problem != null) {
+                throw new OutboxValidationException(
+                        "OutboxEvent.headers",
+                        null,
+                        "OutboxEvent.headers '" + name + "' value has " + problem
+                                + "; header values must be printable text (a tab is allowed)");
             }
         }
     }
@@ -205,6 +203,46 @@ final class EventValidator {
                     "OutboxEvent." + field, null, "OutboxEvent." + field + " is blank; it must hold text");
         }
         checkLength(field, value);
+        String problem = characterProblem(value, false);
+        if (problem != null) {
+            throw new OutboxValidationException(
+                    "OutboxEvent." + field,
+                    null,
+                    "OutboxEvent." + field + " has " + problem + "; it must be printable text: no control"
+                            + " characters, line or paragraph separators, or unpaired surrogates");
+        }
+    }
+
+    /**
+     * The characters no text field may hold: control characters (U+0000 to U+001F and U+007F to U+009F:
+     * a NUL that PostgreSQL cannot store, a CR or LF that forges a log line or that an HTTP header cannot
+     * carry), the line and paragraph separators U+2028 and U+2029 (line breaks to many log viewers), and
+     * unpaired surrogates (not encodable in UTF-8: a driver would store {@code ?}).
+     *
+     * @param allowTab whether a tab is allowed (header values)
+     * @return the first problem with its position, or {@code null}
+     */
+    static String characterProblem(String value, boolean allowTab) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (Character.isHighSurrogate(c)
+                    && i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1))) {
+                i++;
+                continue;
+            }
+            if (Character.isSurrogate(c)) {
+                return "an unpaired surrogate (" + codePoint(c) + ") at " + i;
+            }
+            if ((Character.isISOControl(c) && !(allowTab && c == '\t')) || c == '\u2028' || c == '\u2029') {
+                return "a control character (" + codePoint(c) + ") at " + i;
+            }
+        }
+        return null;
+    }
+
+    private static String codePoint(char c) {
+        return "code " + (int) c;
     }
 
     private static void optionalText(String field, String value) {

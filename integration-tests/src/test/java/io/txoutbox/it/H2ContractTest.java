@@ -84,4 +84,20 @@ class H2ContractTest {
             return TestDatabase.H2;
         }
     }
+
+    @Nested
+    class Hardening extends HardeningContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
+    class BoundedHeap extends BoundedHeapContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
 }

@@ -31,14 +31,15 @@ abstract class LeaseFencingContract extends DatabaseTest {
         CountDownLatch releaseStalled = new CountDownLatch(1);
         CountDownLatch stalledHasBatch = new CountDownLatch(1);
         List<Set<UUID>> fencedReports = new CopyOnWriteArrayList<>();
-        // A stall of the relay's own thread (a long GC pause, a frozen process, a publisher that blocks
-        // before returning its future) that outlasts the lease; the publish timeout cannot cut it short.
+        // A stall of the relay's own thread between the broker's confirmation and the mark (a long GC
+        // pause, a frozen process) that outlasts the lease; no timeout can cut it short. The relay reads
+        // its clock there, so a clock that blocks once the batch is confirmed stalls exactly that thread.
         Publisher stalls = batch -> {
             stalledHasBatch.countDown();
-            waitFor(releaseStalled);
             return CompletableFuture.completedFuture(List.of(PublishOutcome.PUBLISHED));
         };
-        Relay stalled = outbox.relay(stalls)
+        Relay stalled = stallingOutbox(outbox, stalledHasBatch, releaseStalled)
+                .relay(stalls)
                 .name("stalled")
                 .leaseDuration(Duration.ofMillis(1_500))
                 .publishTimeout(Duration.ofMillis(1_000))
@@ -99,10 +100,10 @@ abstract class LeaseFencingContract extends DatabaseTest {
         CountDownLatch hasBatch = new CountDownLatch(1);
         Publisher stalls = batch -> {
             hasBatch.countDown();
-            waitFor(release);
             return CompletableFuture.completedFuture(List.of(PublishOutcome.retry("broker said try later")));
         };
-        Relay stalled = outbox.relay(stalls)
+        Relay stalled = stallingOutbox(outbox, hasBatch, release)
+                .relay(stalls)
                 .name("stalled")
                 .leaseDuration(Duration.ofMillis(1_500))
                 .publishTimeout(Duration.ofMillis(1_400))
@@ -122,6 +123,22 @@ abstract class LeaseFencingContract extends DatabaseTest {
                 .isZero();
         assertThat(stalled.metrics().fenced()).isEqualTo(1);
         stalled.stop();
+    }
+
+    /**
+     * The same table through an outbox whose clock blocks, once the publisher has the batch, until
+     * released: the relay thread that reads it next stalls after the broker answered, before the mark.
+     */
+    private Outbox stallingOutbox(Outbox outbox, CountDownLatch published, CountDownLatch release) {
+        return Outbox.builder(dataSource())
+                .table(outbox.table())
+                .clock(() -> {
+                    if (published.getCount() == 0) {
+                        waitFor(release);
+                    }
+                    return java.time.Instant.now();
+                })
+                .build();
     }
 
     private static void waitFor(CountDownLatch latch) {

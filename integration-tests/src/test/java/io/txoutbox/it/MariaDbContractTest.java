@@ -84,4 +84,20 @@ class MariaDbContractTest {
             return TestDatabase.MARIADB;
         }
     }
+
+    @Nested
+    class Hardening extends HardeningContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.MARIADB;
+        }
+    }
+
+    @Nested
+    class BoundedHeap extends BoundedHeapContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.MARIADB;
+        }
+    }
 }

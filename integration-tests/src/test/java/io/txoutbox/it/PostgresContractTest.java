@@ -84,4 +84,20 @@ class PostgresContractTest {
             return TestDatabase.POSTGRES;
         }
     }
+
+    @Nested
+    class Hardening extends HardeningContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.POSTGRES;
+        }
+    }
+
+    @Nested
+    class BoundedHeap extends BoundedHeapContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.POSTGRES;
+        }
+    }
 }

@@ -28,9 +28,21 @@ final class Binder {
     UUID getId(ResultSet rs, int index) throws SQLException {
         if (dialect.uuidAsText()) {
             String text = rs.getString(index);
-            return text == null ? null : UUID.fromString(text.trim());
+            return text == null ? null : parseCanonical(text);
         }
         return rs.getObject(index, UUID.class);
+    }
+
+    /**
+     * Only the canonical 36-character form: {@link UUID#fromString} also takes forms such as {@code
+     * 1-1-1-1-1}, whose canonical text would then not match the row when it is marked.
+     */
+    static UUID parseCanonical(String text) {
+        UUID id = UUID.fromString(text);
+        if (text.length() != 36 || !id.toString().equalsIgnoreCase(text)) {
+            throw new IllegalArgumentException("id is not a UUID in its canonical form");
+        }
+        return id;
     }
 
     void setTime(PreparedStatement ps, int index, Instant time) throws SQLException {

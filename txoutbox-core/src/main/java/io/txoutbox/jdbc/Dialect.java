@@ -33,11 +33,12 @@ import org.slf4j.LoggerFactory;
  * @param now the database clock, for leases
  * @param leaseExpiry the database clock plus a bound number of milliseconds
  * @param insert appends one event (13 parameters, see the store)
- * @param claim claims a batch in one statement returning the rows; {@code null} where the database has
- *     no {@code UPDATE … RETURNING}, and {@link #claimSelect} with {@link #claimUpdate} run in one short
- *     transaction instead
- * @param claimSelect selects and locks due rows, skipping locked ones
- * @param claimUpdate leases the selected rows
+ * @param claim claims a batch within a byte budget in one statement returning the rows (parameters: now,
+ *     limit, byte budget, owner, lease); {@code null} where the database has no {@code UPDATE …
+ *     RETURNING}, and {@link #claimSelect} with {@link #claimUpdate} run in one short transaction instead
+ * @param claimSelect selects and locks due rows, skipping locked ones: each row's id and payload size, so
+ *     the store picks the rows within the byte budget before it reads any payload
+ * @param claimUpdate leases the picked rows, which the store then reads
  * @param completeDelete marks a batch in one statement, deleting published rows; {@code null} to mark
  *     with a short transaction of simple statements
  * @param completeRetain marks a batch in one statement, keeping published rows; {@code null} likewise
@@ -48,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * @param inboxInsert records a processed event id (consumer, id, time)
  * @param inboxInsertIgnoresDuplicates whether {@link #inboxInsert} reports a duplicate as 0 rows; if not,
  *     a duplicate-key error means the id was seen
- * @param columnsQuery lists the table's columns and their type names (schema or null, table)
+ * @param columnsQuery lists the table's columns, their type names and whether they allow NULL ({@code
+ *     YES}/{@code NO}) (schema or null, table)
  * @param upperCaseIdentifiers whether the catalogue stores unquoted identifiers in upper case
  * @param types the type names each kind of column may have in the catalogue
  * @param timestamps how times are bound and read
@@ -103,7 +105,8 @@ public record Dialect(
         UTC_LOCAL
     }
 
-    private static final String COLUMNS = "o.{id}, o.{aggregate_type}, o.{aggregate_id}, o.{event_type},"
+    /** What a claim reads of a row, in this order; the store reads them by position. */
+    static final String COLUMNS = "o.{id}, o.{aggregate_type}, o.{aggregate_id}, o.{event_type},"
             + " o.event_version, o.{payload}, o.content_type, o.headers, o.tenant_id, o.destination,"
             + " o.created_at, o.attempts, o.max_attempts";
 
@@ -132,14 +135,19 @@ public record Dialect(
             "now()",
             "now() + ? * interval '1 millisecond'",
             INSERT_COLUMNS + "(?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?)",
-            "WITH due AS (SELECT o.{id}" + DUE + ")"
+            // octet_length reads the size from the TOAST header without detoasting: payloads beyond the
+            // byte budget are never read, only the picked rows are updated and returned.
+            "WITH due AS (SELECT o.{id}, o.available_at, o.seq, COALESCE(octet_length(o.{payload}), 0) AS bytes"
+                    + DUE + "), picked AS (SELECT d.{id} FROM (SELECT due.{id}, sum(due.bytes) OVER (ORDER BY"
+                    + " due.available_at, due.seq ROWS UNBOUNDED PRECEDING) - due.bytes AS before FROM due) d"
+                    + " WHERE d.before < ?)"
                     + " UPDATE {table} AS t SET lease_owner = ?,"
                     + " lease_expires_at = now() + ? * interval '1 millisecond', attempts = t.attempts + 1"
-                    + " FROM due WHERE t.{id} = due.{id}"
+                    + " FROM picked WHERE t.{id} = picked.{id}"
                     + " RETURNING t.{id}, t.{aggregate_type}, t.{aggregate_id}, t.{event_type}, t.event_version,"
                     + " t.{payload}, t.content_type, t.headers::text, t.tenant_id, t.destination, t.created_at,"
                     + " t.attempts, t.max_attempts",
-            "SELECT " + COLUMNS + DUE,
+            "SELECT o.{id}, COALESCE(OCTET_LENGTH(o.{payload}), 0)" + DUE,
             "UPDATE {table} SET lease_owner = ?, lease_expires_at = {lease_expiry}, attempts = attempts + 1"
                     + " WHERE {id} IN ({ids})",
             PG_INPUT
@@ -160,7 +168,7 @@ public record Dialect(
             true,
             "INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             true,
-            "SELECT column_name, udt_name FROM information_schema.columns"
+            "SELECT column_name, udt_name, is_nullable FROM information_schema.columns"
                     + " WHERE table_schema = COALESCE(?, current_schema()) AND table_name = ?",
             false,
             Map.of(
@@ -191,7 +199,7 @@ public record Dialect(
             false,
             "INSERT IGNORE INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?)",
             true,
-            "SELECT column_name, data_type FROM information_schema.columns"
+            "SELECT column_name, data_type, is_nullable FROM information_schema.columns"
                     + " WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?",
             false,
             Map.of(
@@ -222,7 +230,7 @@ public record Dialect(
             false,
             "INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?)",
             false,
-            "SELECT column_name, data_type FROM information_schema.columns"
+            "SELECT column_name, data_type, is_nullable FROM information_schema.columns"
                     + " WHERE table_schema = COALESCE(UPPER(?), CURRENT_SCHEMA) AND table_name = UPPER(?)",
             true,
             Map.of(

@@ -3,6 +3,7 @@ package io.txoutbox.jdbc;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.StringWriter;
@@ -49,15 +50,23 @@ final class HeadersJson {
                 String name = parser.currentName();
                 JsonToken value = parser.nextToken();
                 if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
-                    throw new IllegalArgumentException(
-                            "headers '" + name + "' is a nested " + value + "; header values must be strings");
+                    throw new IllegalArgumentException("headers '" + LogText.escape(name, 128) + "' is a nested "
+                            + value + "; header values must be strings");
                 }
                 if (value != JsonToken.VALUE_NULL) {
                     headers.put(name, parser.getText());
                 }
             }
+        } catch (JsonProcessingException e) {
+            // Not Jackson's message: it quotes the source (an unrecognized token, the text around the
+            // error), which holds header values.
+            throw new IllegalArgumentException("headers is not valid JSON"
+                    + (e.getLocation() == null
+                            ? ""
+                            : " (at character " + e.getLocation().getCharOffset() + ")"));
         } catch (IOException e) {
-            throw new IllegalArgumentException("headers is not valid JSON: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "headers could not be read: " + e.getClass().getSimpleName());
         }
         return headers;
     }

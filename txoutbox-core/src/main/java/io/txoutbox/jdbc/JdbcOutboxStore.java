@@ -59,6 +59,9 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     private final String insertSql;
     private final String claimSql;
     private final String claimSelectSql;
+    private final String claimReadSql;
+    private final String quarantineSql;
+    private final String extendSql;
     private final String completeDeleteSql;
     private final String completeRetainSql;
     private final String releaseSql;
@@ -89,6 +92,11 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
         this.insertSql = render(dialect.insert());
         this.claimSql = dialect.claim() == null ? null : render(dialect.claim());
         this.claimSelectSql = render(dialect.claimSelect());
+        this.claimReadSql = render("SELECT " + Dialect.COLUMNS + " FROM {table} o WHERE o.{id} IN ({ids})");
+        this.quarantineSql = render("UPDATE {table} SET status = 'dead', last_error = ?, lease_owner = NULL,"
+                + " lease_expires_at = NULL WHERE {id} = ? AND lease_owner = ?");
+        this.extendSql = render("UPDATE {table} SET lease_expires_at = {lease_expiry}"
+                + " WHERE lease_owner = ? AND status = 'pending' AND {id} IN ({ids})");
         this.completeDeleteSql = dialect.completeDelete() == null ? null : render(dialect.completeDelete());
         this.completeRetainSql = dialect.completeRetain() == null ? null : render(dialect.completeRetain());
         this.releaseSql = render("UPDATE {table} SET lease_owner = NULL, lease_expires_at = NULL,"
@@ -280,81 +288,167 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     }
 
     @Override
-    public ClaimResult claim(String owner, int limit, Duration lease, Instant now) {
+    public ClaimResult claim(String owner, int limit, long maxBytes, Duration lease, Instant now) {
+        if (maxBytes < 1) {
+            throw new IllegalArgumentException("maxBytes is " + maxBytes + "; it must be 1 or more");
+        }
         if (claimSql != null) {
             return withConnection("claim", c -> {
+                List<Row> rows;
                 try (PreparedStatement ps = c.prepareStatement(claimSql)) {
                     bind.setTime(ps, 1, now);
                     ps.setInt(2, limit);
-                    ps.setString(3, owner);
-                    ps.setLong(4, lease.toMillis());
+                    ps.setLong(3, maxBytes);
+                    ps.setString(4, owner);
+                    ps.setLong(5, lease.toMillis());
                     try (ResultSet rs = ps.executeQuery()) {
-                        return readClaim(rs, limit, 0);
+                        rows = readRows(rs);
                     }
                 }
+                return settleRows(c, rows, owner);
             });
         }
         return inTransaction("claim", c -> {
-            ClaimResult claimed;
+            // Ids and sizes first: the rows within the byte budget are picked before any payload is read.
+            List<Object> keys = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement(claimSelectSql)) {
                 bind.setTime(ps, 1, now);
                 ps.setInt(2, limit);
                 try (ResultSet rs = ps.executeQuery()) {
-                    claimed = readClaim(rs, limit, 1);
+                    long before = 0;
+                    while (rs.next() && before < maxBytes) {
+                        keys.add(rs.getObject(1));
+                        before += rs.getLong(2);
+                    }
                 }
             }
-            if (claimed.size() == 0) {
-                return claimed;
+            if (keys.isEmpty()) {
+                return ClaimResult.EMPTY;
             }
-            List<UUID> ids = new ArrayList<>(claimed.size());
-            claimed.events().forEach(e -> ids.add(e.id()));
-            ids.addAll(claimed.unreadable().keySet());
-            try (PreparedStatement ps = c.prepareStatement(
-                    render(dialect.claimUpdate()).replace("{ids}", Binder.placeholders(ids.size())))) {
+            String in = Binder.placeholders(keys.size());
+            try (PreparedStatement ps =
+                    c.prepareStatement(render(dialect.claimUpdate()).replace("{ids}", in))) {
                 ps.setString(1, owner);
                 ps.setLong(2, lease.toMillis());
                 int i = 3;
-                for (UUID id : ids) {
-                    bind.setId(ps, i++, id);
+                for (Object key : keys) {
+                    ps.setObject(i++, key);
                 }
                 ps.executeUpdate();
             }
-            return claimed;
+            List<Row> rows;
+            try (PreparedStatement ps = c.prepareStatement(claimReadSql.replace("{ids}", in))) {
+                int i = 1;
+                for (Object key : keys) {
+                    ps.setObject(i++, key);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    rows = readRows(rs);
+                }
+            }
+            return settleRows(c, rows, owner);
         });
     }
 
-    /** @param attemptOffset 0 when the rows already show the counted attempt, 1 when read before it */
-    private ClaimResult readClaim(ResultSet rs, int limit, int attemptOffset) throws SQLException {
-        List<ClaimedEvent> events = new ArrayList<>(limit);
-        Map<UUID, String> unreadable = new HashMap<>();
+    /** One claimed row: an event, or why it could not be read, or (no id) the raw key to quarantine it by. */
+    private record Row(ClaimedEvent event, UUID id, String rawKey, String problem) {}
+
+    /**
+     * Converts each row on its own: a row that cannot be read becomes a reason, never an exception for
+     * the whole claim, so one bad row cannot stop a table.
+     */
+    private List<Row> readRows(ResultSet rs) throws SQLException {
+        List<Row> rows = new ArrayList<>();
         while (rs.next()) {
-            UUID id = bind.getId(rs, 1);
+            UUID id;
             try {
-                events.add(readClaimed(id, rs, attemptOffset));
-            } catch (IllegalArgumentException | SQLException bad) {
-                unreadable.put(id, "unreadable row: " + bad.getMessage());
+                id = bind.getId(rs, 1);
+            } catch (SQLException | RuntimeException bad) {
+                rows.add(new Row(null, null, rs.getString(1), "id is not a UUID"));
+                continue;
+            }
+            if (id == null) {
+                rows.add(new Row(null, null, null, "column '" + table.columns().id() + "' is NULL"));
+                continue;
+            }
+            try {
+                rows.add(new Row(readClaimed(id, rs), id, null, null));
+            } catch (SQLException bad) {
+                rows.add(new Row(null, id, null, SqlExceptions.describe(bad)));
+            } catch (RuntimeException bad) {
+                rows.add(new Row(null, id, null, reason(bad)));
+            }
+        }
+        return rows;
+    }
+
+    /** Marks rows whose id cannot be read dead by their raw key, fenced by the owner, and sorts the rest. */
+    private ClaimResult settleRows(Connection c, List<Row> rows, String owner) throws SQLException {
+        if (rows.isEmpty()) {
+            return ClaimResult.EMPTY;
+        }
+        List<ClaimedEvent> events = new ArrayList<>(rows.size());
+        Map<UUID, String> unreadable = new HashMap<>();
+        List<String> quarantined = new ArrayList<>();
+        for (Row row : rows) {
+            if (row.event() != null) {
+                events.add(row.event());
+            } else if (row.id() != null) {
+                unreadable.put(row.id(), "unreadable row: " + row.problem());
+            } else {
+                String reason = "unreadable row: " + row.problem();
+                if (row.rawKey() != null) {
+                    try (PreparedStatement ps = c.prepareStatement(quarantineSql)) {
+                        ps.setString(1, reason);
+                        ps.setString(2, row.rawKey());
+                        ps.setString(3, owner);
+                        ps.executeUpdate();
+                    }
+                }
+                quarantined.add(table.columns().id() + " '" + LogText.escape(row.rawKey(), 80) + "': " + reason);
             }
         }
         events.sort(Comparator.comparing(ClaimedEvent::createdAt).thenComparing(ClaimedEvent::id));
-        return events.isEmpty() && unreadable.isEmpty() ? ClaimResult.EMPTY : new ClaimResult(events, unreadable);
+        return new ClaimResult(events, unreadable, quarantined);
     }
 
-    private ClaimedEvent readClaimed(UUID id, ResultSet rs, int attemptOffset) throws SQLException {
+    /** Why a row could not be read, from an exception of txoutbox's reading code. */
+    private static String reason(RuntimeException bad) {
+        if (bad instanceof IllegalArgumentException && bad.getMessage() != null) {
+            return bad.getMessage();
+        }
+        return bad.getClass().getSimpleName()
+                + (bad.getMessage() == null ? "" : ": " + LogText.escape(bad.getMessage(), 200));
+    }
+
+    private ClaimedEvent readClaimed(UUID id, ResultSet rs) throws SQLException {
+        OutboxTable.Columns c = table.columns();
+        String aggregateType = required(rs.getString(2), c.aggregateType());
+        String aggregateId = required(rs.getString(3), c.aggregateId());
+        String eventType = required(rs.getString(4), c.eventType());
+        int version = rs.getInt(5);
+        required(rs.wasNull() ? null : version, "event_version");
+        byte[] payload = required(rs.getBytes(6), c.payload());
+        String contentType = required(rs.getString(7), "content_type");
+        Map<String, String> headers = HeadersJson.read(rs.getString(8));
+        String tenant = rs.getString(9);
+        String destination = rs.getString(10);
         Instant created = bind.getTime(rs, 11);
+        int attempt = rs.getInt(12);
+        required(rs.wasNull() ? null : attempt, "attempts");
         int maxAttempts = rs.getInt(13);
         boolean noMax = rs.wasNull();
-        int attempt = rs.getInt(12) + attemptOffset;
         ClaimedEvent event = new ClaimedEvent(
                 id,
-                rs.getString(2),
-                rs.getString(3),
-                rs.getString(4),
-                rs.getInt(5),
-                rs.getBytes(6),
-                rs.getString(7),
-                HeadersJson.read(rs.getString(8)),
-                rs.getString(9),
-                rs.getString(10),
+                aggregateType,
+                aggregateId,
+                eventType,
+                version,
+                payload,
+                contentType,
+                headers,
+                tenant,
+                destination,
                 created == null ? Instant.EPOCH : created,
                 attempt,
                 noMax ? null : maxAttempts);
@@ -362,11 +456,18 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
         return event;
     }
 
+    private static <T> T required(T value, String column) {
+        if (value == null) {
+            throw new IllegalArgumentException("column '" + column + "' is NULL; txoutbox needs a value");
+        }
+        return value;
+    }
+
     /**
      * A row written by another program passes the same shape rules as an append (required text present
-     * and not blank, lengths, version, header bounds, attempt budget), so a broker never receives what
-     * txoutbox itself would have refused; a row that breaks one goes dead naming the rule. The payload is
-     * relayed as it is: the relay does not parse payloads.
+     * and not blank, lengths, characters, version, header bounds, attempt budget), so a broker never
+     * receives what txoutbox itself would have refused; a row that breaks one goes dead naming the rule.
+     * The payload is relayed as it is: the relay does not parse payloads.
      */
     private static void checkRow(ClaimedEvent e) {
         if (e.attempt() < 1) {
@@ -386,6 +487,25 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
         } catch (io.txoutbox.OutboxValidationException invalid) {
             throw new IllegalArgumentException(invalid.getMessage(), invalid);
         }
+    }
+
+    @Override
+    public int extendLease(String owner, java.util.Collection<UUID> ids, Duration lease) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        String sql = extendSql.replace("{ids}", Binder.placeholders(ids.size()));
+        return withConnection("extend lease", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setLong(1, lease.toMillis());
+                ps.setString(2, owner);
+                int i = 3;
+                for (UUID id : ids) {
+                    bind.setId(ps, i++, id);
+                }
+                return ps.executeUpdate();
+            }
+        });
     }
 
     private static final byte[] EMPTY = new byte[0];
@@ -623,8 +743,20 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
                 List<DeadEvent> page = new ArrayList<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
+                        UUID id;
+                        try {
+                            id = bind.getId(rs, 1);
+                        } catch (IllegalArgumentException notAUuid) {
+                            // A row quarantined by its raw key: counted in stats, deletable by type.
+                            log.warn(
+                                    "txoutbox: dead row with {} '{}' on table {} is not listed: its id is not a UUID",
+                                    table.columns().id(),
+                                    LogText.escape(rs.getString(1), 80),
+                                    table());
+                            continue;
+                        }
                         page.add(new DeadEvent(
-                                bind.getId(rs, 1),
+                                id,
                                 rs.getString(2),
                                 rs.getString(3),
                                 rs.getString(4),
@@ -799,6 +931,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
                             + dialect.name() + "/V1__txoutbox_outbox.sql, or check the column mapping"
                             + " (txoutbox.columns.*)");
         }
+        checkNullability();
         if (dialect.supportsListen()) {
             checkWakeupTriggers();
         }
@@ -850,6 +983,61 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
                 }
             }
         });
+    }
+
+    /**
+     * A table made by hand can have the right types and still allow NULL where txoutbox needs a value;
+     * such a row would be claimed and then fail in the relay, or (a NULL status or due time) never be
+     * claimed at all. So the start-up check also names every required column that allows NULL, with
+     * the statement that fixes it.
+     */
+    void checkNullability() {
+        OutboxTable.Columns c = table.columns();
+        List<String> required = List.of(
+                c.id(),
+                "seq",
+                c.aggregateType(),
+                c.aggregateId(),
+                c.eventType(),
+                "event_version",
+                c.payload(),
+                "content_type",
+                "headers",
+                "created_at",
+                "available_at",
+                "status",
+                "attempts");
+        Map<String, String> nullable = withConnection("schema check", conn -> {
+            Map<String, String> columns = new LinkedHashMap<>();
+            try (PreparedStatement ps = conn.prepareStatement(dialect.columnsQuery())) {
+                ps.setString(1, table.schema());
+                ps.setString(2, table.name());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        columns.put(
+                                rs.getString(1).toLowerCase(Locale.ROOT),
+                                String.valueOf(rs.getString(3)).trim().toUpperCase(Locale.ROOT));
+                    }
+                }
+            }
+            return columns;
+        });
+        List<String> problems = new ArrayList<>();
+        for (String column : required) {
+            if ("YES".equals(nullable.get(column.toLowerCase(Locale.ROOT)))) {
+                String fix = dialect == Dialect.MARIADB
+                        ? "ALTER TABLE " + table() + " MODIFY " + column + " <its type> NOT NULL"
+                        : "ALTER TABLE " + table() + " ALTER COLUMN " + column + " SET NOT NULL";
+                problems.add("column '" + column + "' allows NULL; txoutbox needs a value in every row (" + fix + ")");
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new OutboxSchemaException(
+                    table(),
+                    "txoutbox: the outbox table '" + table() + "' does not have the expected shape: "
+                            + String.join("; ", problems) + ". Compare it with db/migration/txoutbox/"
+                            + dialect.name() + "/V1__txoutbox_outbox.sql");
+        }
     }
 
     /** @return the table's columns, lower-cased, with their catalogue type names; empty if it is missing */

@@ -77,6 +77,13 @@ final class DefaultRelay implements Relay {
     private final ThreadFactory threadFactory;
     private final RandomGenerator random;
     private final ReentrantLock randomLock = new ReentrantLock();
+    private final long maxBatchBytes;
+    /** Time kept for the mark after the publish timeout when a lease is extended. */
+    private final Duration leaseMargin;
+
+    private final ThreadFactory publishThreads;
+    private final ReentrantLock callerLock = new ReentrantLock();
+    private java.util.concurrent.ThreadPoolExecutor callerPool; // guarded by callerLock
 
     private final WakeSignal wake = new WakeSignal();
     private final AtomicBoolean started = new AtomicBoolean();
@@ -119,6 +126,18 @@ final class DefaultRelay implements Relay {
         this.listen = b.listen;
         this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreads(b.name);
         this.random = b.random;
+        this.maxBatchBytes = b.maxBatchBytes > 0 ? b.maxBatchBytes : Relay.Builder.defaultMaxBatchBytes();
+        Duration headroom = b.leaseDuration.minus(b.publishTimeout);
+        this.leaseMargin = headroom.compareTo(Duration.ofMillis(100)) < 0
+                ? Duration.ofMillis(100)
+                : headroom.compareTo(Duration.ofSeconds(2)) > 0 ? Duration.ofSeconds(2) : headroom;
+        this.publishThreads = b.threadFactory != null
+                ? b.threadFactory
+                : r -> {
+                    Thread t = new Thread(r, "txoutbox-publish-" + b.name);
+                    t.setDaemon(true);
+                    return t;
+                };
     }
 
     private static String ownerId(String name) {
@@ -199,6 +218,7 @@ final class DefaultRelay implements Relay {
         } catch (RuntimeException e) {
             reportError("release", e);
         }
+        shutdownCaller();
         log.info("txoutbox: relay '{}' stopped ({})", name, metrics());
     }
 
@@ -328,27 +348,55 @@ final class DefaultRelay implements Relay {
 
     @Override
     public int runOnce() {
-        ClaimResult claim = store.claim(owner, batchSize, lease, clock.instant());
+        long claimStart = System.nanoTime();
+        ClaimResult claim = store.claim(owner, batchSize, maxBatchBytes, lease, clock.instant());
         if (claim.size() == 0) {
             return 0;
         }
         batches.incrementAndGet();
         List<ClaimedEvent> events = claim.events();
-        long startNanos = System.nanoTime();
-        List<PublishOutcome> outcomes = events.isEmpty() ? List.of() : publish(events);
-        Duration publishDuration = Duration.ofNanos(System.nanoTime() - startNanos);
-
-        Instant now = clock.instant();
+        Duration publishDuration = Duration.ZERO;
+        Instant now;
         List<Completion> completions = new ArrayList<>(claim.size());
         List<PublishOutcome> finals = new ArrayList<>(events.size());
-        for (int i = 0; i < events.size(); i++) {
-            ClaimedEvent event = events.get(i);
-            PublishOutcome outcome = settle(event, outcomes.get(i));
-            finals.add(outcome);
-            completions.add(completion(event.id(), outcome, now, event.attempt()));
+        try {
+            long startNanos = System.nanoTime();
+            List<PublishOutcome> outcomes = events.isEmpty() ? List.of() : publish(events, claimStart);
+            publishDuration = Duration.ofNanos(System.nanoTime() - startNanos);
+            now = clock.instant();
+            for (int i = 0; i < events.size(); i++) {
+                ClaimedEvent event = events.get(i);
+                PublishOutcome outcome = settle(event, outcomes.get(i));
+                finals.add(outcome);
+                completions.add(completion(event.id(), outcome, now, event.attempt()));
+            }
+        } catch (RuntimeException | Error e) {
+            // The claim has committed and counted the attempt: whatever failed, the batch still ends in a
+            // mark, or its attempts would climb past the budget with every expired lease.
+            reportError("publish", e);
+            now = safeNow();
+            completions.clear();
+            finals.clear();
+            PublishOutcome failed = PublishOutcome.retry("relay '" + name + "' failed before marking: " + describe(e));
+            for (ClaimedEvent event : events) {
+                PublishOutcome outcome = settle(event, failed);
+                finals.add(outcome);
+                completions.add(safeCompletion(event, outcome, now));
+            }
         }
         for (Map.Entry<UUID, String> bad : claim.unreadable().entrySet()) {
             completions.add(new Completion(bad.getKey(), Outcome.DEAD, null, bad.getValue()));
+        }
+        if (!claim.quarantined().isEmpty()) {
+            dead.addAndGet(claim.quarantined().size());
+            log.warn(
+                    "txoutbox: relay '{}' marked {} rows dead whose id cannot be read: {}",
+                    name,
+                    claim.quarantined().size(),
+                    claim.quarantined());
+        }
+        if (completions.isEmpty()) {
+            return claim.size();
         }
 
         Set<UUID> marked = complete(completions, now);
@@ -396,44 +444,186 @@ final class DefaultRelay implements Relay {
         return claim.size();
     }
 
-    /** Publishes a batch and waits for its outcomes; every failure becomes a retry of the whole batch. */
-    private List<PublishOutcome> publish(List<ClaimedEvent> events) {
-        CompletableFuture<List<PublishOutcome>> future;
+    private Instant safeNow() {
         try {
-            future = publisher.publish(Collections.unmodifiableList(events)).toCompletableFuture();
+            return clock.instant();
         } catch (RuntimeException e) {
+            return Instant.now();
+        }
+    }
+
+    /** A completion that cannot fail: the backoff if it works, else one second. */
+    private Completion safeCompletion(ClaimedEvent event, PublishOutcome outcome, Instant now) {
+        try {
+            return completion(event.id(), outcome, now, event.attempt());
+        } catch (RuntimeException e) {
+            return outcome.outcome() == Outcome.RETRY
+                    ? new Completion(event.id(), Outcome.RETRY, now.plusSeconds(1), outcome.reason())
+                    : new Completion(event.id(), outcome.outcome(), null, outcome.reason());
+        }
+    }
+
+    /** A failure thrown by {@code publish()} itself, before it returned its stage. */
+    private static final class SyncFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SyncFailure(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    /**
+     * Publishes a batch and waits for its outcomes; every failure becomes a retry of the whole batch.
+     *
+     * <p>The publisher is called on the relay's publish thread, so that a publisher that blocks before it
+     * returns its stage (a connection being set up, a full buffer) is timed too: the publish timeout counts
+     * from the call, not from the returned stage. While the batch is in flight its lease is extended
+     * whenever it would otherwise end before the publish timeout, never beyond it.
+     */
+    private List<PublishOutcome> publish(List<ClaimedEvent> events, long claimStart) {
+        CompletableFuture<List<PublishOutcome>> result = new CompletableFuture<>();
+        List<ClaimedEvent> batch = Collections.unmodifiableList(events);
+        long callStart = System.nanoTime();
+        long deadline = callStart + publishTimeout.toNanos();
+        try {
+            caller().execute(() -> call(batch, result));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
             reportError("publish", e);
             return allRetry(events, "publisher failed: " + describe(e));
         }
+        long leaseEnd = claimStart + lease.toNanos();
         try {
-            List<PublishOutcome> outcomes = future.get(publishTimeout.toNanos(), TimeUnit.NANOSECONDS);
-            if (outcomes == null || outcomes.size() != events.size()) {
-                OutboxException e = new OutboxException("relay '" + name + "': the publisher returned "
-                        + (outcomes == null ? "null" : outcomes.size() + " outcomes") + " for " + events.size()
-                        + " events; it must return one outcome per event");
-                reportError("publish", e);
-                return allRetry(events, e.getMessage());
-            }
-            List<PublishOutcome> checked = new ArrayList<>(outcomes);
-            for (int i = 0; i < checked.size(); i++) {
-                if (checked.get(i) == null) {
-                    checked.set(i, PublishOutcome.retry("the publisher returned no outcome for this event"));
+            while (true) {
+                long now = System.nanoTime();
+                if (now - deadline >= 0) {
+                    throw new TimeoutException();
+                }
+                long extendAt = leaseEnd - leaseMargin.toNanos();
+                long until = extendAt - deadline < 0 ? extendAt : deadline;
+                if (until - now > 0) {
+                    try {
+                        return checked(events, result.get(until - now, TimeUnit.NANOSECONDS));
+                    } catch (TimeoutException slice) {
+                        // the deadline or the time to extend the lease: decided below
+                    }
+                }
+                now = System.nanoTime();
+                if (now - deadline < 0 && now - extendAt >= 0) {
+                    leaseEnd = extendLease(events, now, deadline);
                 }
             }
-            return checked;
         } catch (TimeoutException e) {
-            future.cancel(true);
+            result.cancel(true);
             String message = "relay '" + name + "' publish timed out after " + publishTimeout.toMillis() + " ms (batch="
                     + events.size() + ")";
             reportError("publish", new OutboxException(message, e));
             return allRetry(events, message);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof SyncFailure sync) {
+                reportError("publish", sync.getCause());
+                return allRetry(events, "publisher failed: " + describe(sync.getCause()));
+            }
             reportError("publish", cause);
             return allRetry(events, "publish failed: " + describe(cause));
         } catch (InterruptedException e) {
+            result.cancel(true);
             Thread.currentThread().interrupt();
             return allRetry(events, "relay '" + name + "' was interrupted while waiting for the broker");
+        }
+    }
+
+    /** Runs on the publish thread: calls the publisher unless the relay gave up before the call started. */
+    private void call(List<ClaimedEvent> batch, CompletableFuture<List<PublishOutcome>> result) {
+        if (result.isDone()) {
+            return;
+        }
+        CompletableFuture<List<PublishOutcome>> stage;
+        try {
+            stage = publisher.publish(batch).toCompletableFuture();
+        } catch (RuntimeException | Error e) {
+            result.completeExceptionally(new SyncFailure(e));
+            return;
+        }
+        stage.whenComplete((outcomes, error) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else {
+                result.complete(outcomes);
+            }
+        });
+        // A batch the relay gave up on while publish() blocked: the broker's confirmations no longer count.
+        result.whenComplete((outcomes, error) -> {
+            if (result.isCancelled()) {
+                stage.cancel(true);
+            }
+        });
+    }
+
+    /** @return the new end of the lease on this JVM's monotonic clock */
+    private long extendLease(List<ClaimedEvent> events, long now, long deadline) {
+        Duration wanted = Duration.ofNanos(deadline - now).plus(leaseMargin);
+        Duration extension = wanted.compareTo(lease) < 0 ? wanted : lease;
+        List<UUID> ids = new ArrayList<>(events.size());
+        for (ClaimedEvent e : events) {
+            ids.add(e.id());
+        }
+        try {
+            int extended = store.extendLease(owner, ids, extension);
+            if (extended == 0) {
+                return Long.MAX_VALUE / 2 + now; // nothing to keep: stop trying for this batch
+            }
+            log.debug(
+                    "txoutbox: relay '{}' extended the lease of {} events by {} ms",
+                    name,
+                    extended,
+                    extension.toMillis());
+            return now + extension.toNanos();
+        } catch (RuntimeException e) {
+            reportError("extend lease", e);
+            return Long.MAX_VALUE / 2 + now;
+        }
+    }
+
+    private List<PublishOutcome> checked(List<ClaimedEvent> events, List<PublishOutcome> outcomes) {
+        if (outcomes == null || outcomes.size() != events.size()) {
+            OutboxException e = new OutboxException("relay '" + name + "': the publisher returned "
+                    + (outcomes == null ? "null" : outcomes.size() + " outcomes") + " for " + events.size()
+                    + " events; it must return one outcome per event");
+            reportError("publish", e);
+            return allRetry(events, e.getMessage());
+        }
+        List<PublishOutcome> checked = new ArrayList<>(outcomes);
+        for (int i = 0; i < checked.size(); i++) {
+            if (checked.get(i) == null) {
+                checked.set(i, PublishOutcome.retry("the publisher returned no outcome for this event"));
+            }
+        }
+        return checked;
+    }
+
+    /** The thread publish() is called on: one at a time, ending itself when idle. */
+    private java.util.concurrent.Executor caller() {
+        callerLock.lock();
+        try {
+            if (callerPool == null || callerPool.isShutdown()) {
+                callerPool = new java.util.concurrent.ThreadPoolExecutor(
+                        0, 1, 30, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), publishThreads);
+            }
+            return callerPool;
+        } finally {
+            callerLock.unlock();
+        }
+    }
+
+    private void shutdownCaller() {
+        callerLock.lock();
+        try {
+            if (callerPool != null) {
+                callerPool.shutdown();
+            }
+        } finally {
+            callerLock.unlock();
         }
     }
 

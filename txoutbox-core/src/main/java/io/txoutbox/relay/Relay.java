@@ -12,8 +12,8 @@ import java.util.random.RandomGenerator;
 import java.util.regex.Pattern;
 
 /**
- * Publishes the events of one outbox table, at least once. Each cycle claims a batch of due rows in
- * one statement (a lease on the database clock, committed at once), publishes it with no transaction
+ * Publishes the events of one outbox table, at least once. Each cycle claims a batch of due rows (at
+ * most {@code batchSize} rows and about {@code maxBatchBytes} of payload) in one statement (a lease on the database clock, committed at once), publishes it with no transaction
  * open, waits for the broker's confirmations with a timeout, and marks the batch in one statement
  * fenced by the lease owner. Failures are retried with backoff and end dead after the last attempt.
  * Several relays, in one JVM or many, may share a table.
@@ -103,12 +103,19 @@ public interface Relay extends AutoCloseable {
         /** The default shortest sleep between claims, after one that found work. */
         public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(25);
 
+        /** The largest default byte budget of a batch: 16 MiB. */
+        public static final long MAX_DEFAULT_BATCH_BYTES = 16L * 1024 * 1024;
+        /** The smallest default byte budget of a batch: 1 MiB. */
+        public static final long MIN_DEFAULT_BATCH_BYTES = 1024L * 1024;
+
         private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
         final Outbox outbox;
         final Publisher publisher;
         String name = "relay";
         int batchSize = DEFAULT_BATCH_SIZE;
+        long maxBatchBytes;
+        boolean maxBatchBytesSet;
         Duration pollInterval = Duration.ofSeconds(2);
         /** {@code null}: the default, or the poll interval where that is shorter. */
         Duration minPollInterval;
@@ -146,6 +153,35 @@ public interface Relay extends AutoCloseable {
         public Builder batchSize(int batchSize) {
             this.batchSize = batchSize;
             return this;
+        }
+
+        /**
+         * Bounds the payload bytes of one claim, so that a backlog of large events cannot exhaust the
+         * heap: rows are claimed in order while the payloads before them stay under the budget, and a
+         * single row larger than the budget is still claimed, alone. Payloads beyond the budget are not
+         * read from the database.
+         *
+         * @param maxBatchBytes the budget in bytes, 1 or more (default {@link #defaultMaxBatchBytes()}:
+         *     1/16 of the maximum heap, between 1 MiB and 16 MiB)
+         * @return this builder
+         */
+        public Builder maxBatchBytes(long maxBatchBytes) {
+            this.maxBatchBytes = maxBatchBytes;
+            this.maxBatchBytesSet = true;
+            return this;
+        }
+
+        /**
+         * The default byte budget of a batch, derived from the heap: a batch is held a few times over
+         * while it is in flight (the driver's buffer, the event, the transport's message), so 1/16 of the
+         * maximum heap keeps a batch's peak to a fraction of it; capped at 16 MiB, past which larger
+         * batches gain no throughput, and at least 1 MiB.
+         *
+         * @return the default budget for this JVM
+         */
+        public static long defaultMaxBatchBytes() {
+            long sixteenth = Runtime.getRuntime().maxMemory() / 16;
+            return Math.max(MIN_DEFAULT_BATCH_BYTES, Math.min(MAX_DEFAULT_BATCH_BYTES, sixteenth));
         }
 
         /**
@@ -250,8 +286,9 @@ public interface Relay extends AutoCloseable {
         }
 
         /**
-         * @param threadFactory makes the relay's threads (default: daemon threads named {@code
-         *     txoutbox-relay-<name>} and {@code txoutbox-listen-<name>})
+         * @param threadFactory makes the relay's threads: its loop, its listener and the thread it calls the
+         *     publisher on (default: daemon threads named {@code txoutbox-relay-<name>}, {@code
+         *     txoutbox-listen-<name>} and {@code txoutbox-publish-<name>})
          * @return this builder
          */
         public Builder threadFactory(ThreadFactory threadFactory) {
@@ -291,6 +328,12 @@ public interface Relay extends AutoCloseable {
                         "Relay.Builder.batchSize",
                         "1.." + MAX_BATCH_SIZE,
                         "Relay.Builder.batchSize is " + batchSize + "; it must be between 1 and " + MAX_BATCH_SIZE);
+            }
+            if (maxBatchBytes < 0 || (maxBatchBytes == 0 && maxBatchBytesSet)) {
+                throw new OutboxValidationException(
+                        "Relay.Builder.maxBatchBytes",
+                        ">= 1",
+                        "Relay.Builder.maxBatchBytes is " + maxBatchBytes + "; it must be 1 or more");
             }
             if (maxAttempts < 1 || maxAttempts > 1_000) {
                 throw new OutboxValidationException(

@@ -8,6 +8,7 @@ import io.txoutbox.OutboxStats;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -51,7 +52,38 @@ public interface OutboxStore {
      * @param now the relay clock's now: rows with {@code available_at} after it are not due
      * @return the claimed events
      */
-    ClaimResult claim(String owner, int limit, Duration lease, Instant now);
+    default ClaimResult claim(String owner, int limit, Duration lease, Instant now) {
+        return claim(owner, limit, Long.MAX_VALUE, lease, now);
+    }
+
+    /**
+     * Claims like {@link #claim(String, int, Duration, Instant)}, within a byte budget: rows are taken in
+     * claim order while the payload bytes of the rows before them stay under {@code maxBytes}, so the first
+     * row is always taken, even when it alone is larger than the budget. The store reads no payload of a
+     * row it does not take.
+     *
+     * @param owner the lease owner, unique per relay instance
+     * @param limit the batch size
+     * @param maxBytes the byte budget of the batch's payloads
+     * @param lease how long the lease lasts, on the database clock
+     * @param now the relay clock's now: rows with {@code available_at} after it are not due
+     * @return the claimed events
+     */
+    ClaimResult claim(String owner, int limit, long maxBytes, Duration lease, Instant now);
+
+    /**
+     * Extends the lease of rows an owner still holds, to {@code lease} from now on the database clock:
+     * for a batch still legitimately in flight. Rows whose lease passed to another owner are left alone.
+     * A store that cannot extend leases returns 0; the relay then relies on the lease of the claim.
+     *
+     * @param owner the lease owner that claimed the rows
+     * @param ids the rows
+     * @param lease the new remaining lease
+     * @return how many rows were extended
+     */
+    default int extendLease(String owner, Collection<UUID> ids, Duration lease) {
+        return 0;
+    }
 
     /**
      * Marks claimed rows in one statement, fenced by the lease owner: rows whose lease has passed to

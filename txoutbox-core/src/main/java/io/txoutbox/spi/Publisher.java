@@ -8,12 +8,15 @@ import java.util.concurrent.CompletionStage;
  *
  * <p>The contract: the returned stage completes with exactly one outcome per event, in the order of
  * {@code batch}, and reports {@link Outcome#PUBLISHED} only after the broker confirmed that event. A
- * stage that completes exceptionally, a synchronous exception, or a stage that does not complete
- * within the relay's publish timeout makes every event of the batch a retry. The relay never holds a
- * database transaction open while it waits.
+ * stage that completes exceptionally, a synchronous exception (an {@code Error} too), or a batch that
+ * is not confirmed within the relay's publish timeout makes every event of the batch a retry. The
+ * timeout counts from the call, so a publisher that blocks before it returns (a connection being set
+ * up) is timed too; a stage the relay gave up on is cancelled. Connect when built or started, not in
+ * {@code publish()}. The relay never holds a database transaction open while it waits.
  *
- * <p>Publishers are called from one relay thread at a time, but several relays may share one
- * publisher: make it thread-safe.
+ * <p>Each relay calls its publisher from a publish thread of its own ({@code txoutbox-publish-<name>},
+ * or its thread factory's), one call at a time, but several relays may share one publisher: make it
+ * thread-safe.
  */
 @FunctionalInterface
 public interface Publisher extends AutoCloseable {

@@ -438,7 +438,8 @@ public final class KafkaPublisher implements Publisher {
         }
 
         /**
-         * @return the publisher, with its producer created (it connects lazily, on the first batch)
+         * @return the publisher, with its producer created (its I/O thread connects when the first batch
+         *     needs a topic's metadata; {@code publish()} returns at once and sends on a thread of its own)
          * @throws OutboxValidationException when a setting is missing, out of range or contradicts the
          *     idempotent producer, naming the setting and the value
          */

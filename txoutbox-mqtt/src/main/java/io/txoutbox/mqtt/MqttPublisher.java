@@ -24,6 +24,8 @@ import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttException;
 import org.eclipse.paho.client.mqttv3.MqttTopic;
 import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Publishes outbox events to an MQTT 3.1.1 broker at QoS 1 (or 2), one message per event, and reports
@@ -43,6 +45,7 @@ import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
  * of all of them ({@link Builder#maxInflight(int)}). {@link #toString()} masks the password.
  */
 public final class MqttPublisher implements Publisher {
+    private static final Logger log = LoggerFactory.getLogger(MqttPublisher.class);
     /** How a message carries an event. */
     public enum Format {
         /** A JSON {@link MqttEnvelope} with the headers and the payload (exact bytes). The default. */
@@ -70,6 +73,17 @@ public final class MqttPublisher implements Publisher {
         this.qos = b.qos;
         this.completionTimeout = b.completionTimeout;
         this.description = description;
+        // Connect now (Paho connects asynchronously), so that the first batch does not wait for the
+        // connection set-up; a broker that is down now is reached again by the next batch.
+        session.connected().exceptionally(error -> {
+            log.warn("{}: cannot connect yet, the first batch tries again: {}", description, String.valueOf(error));
+            return null;
+        });
+    }
+
+    /** @return whether the client is connected (for tests) */
+    boolean isConnected() {
+        return session.isConnected();
     }
 
     /**
@@ -315,8 +329,8 @@ public final class MqttPublisher implements Publisher {
         }
 
         /**
-         * Checks the settings and creates the client. It does not connect: the first batch does, and a
-         * broker that is down then makes the batch a retry.
+         * Checks the settings, creates the client and starts connecting (asynchronously); a broker that
+         * is down then makes the first batch a retry, and that batch connects again.
          *
          * @return the publisher
          * @throws OutboxValidationException naming a setting that is missing, out of bounds or

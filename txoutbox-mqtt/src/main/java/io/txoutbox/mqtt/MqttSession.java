@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The publisher's own Paho client and its connection. Connects lazily, and again for the next batch after
+ * The publisher's own Paho client and its connection. Connects when the publisher is built, and again for the next batch after
  * the connection was lost or a connect failed: Paho's automatic reconnect is off, so that a batch never
  * waits on a reconnect loop it cannot see, and a message is never queued while disconnected.
  */
@@ -100,6 +100,11 @@ final class MqttSession implements MqttCallback {
                 window.release(delivery);
             }
         });
+    }
+
+    /** @return whether the client is connected now */
+    boolean isConnected() {
+        return client.isConnected();
     }
 
     /** @return where the client connects, without credentials */

@@ -59,4 +59,11 @@ class MqttPublisherContractTest extends PublisherContract {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;
     }
+
+    @org.junit.jupiter.api.Test
+    void connects_when_built_so_the_first_batch_does_not_pay_for_the_connection_set_up() {
+        try (MqttPublisher publisher = (MqttPublisher) newPublisher("127.0.0.1", 1883)) {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(publisher::isConnected);
+        }
+    }
 }

@@ -51,8 +51,9 @@ import org.slf4j.LoggerFactory;
  *       connection, a stream error.
  * </ul>
  *
- * <p>Headers are {@link MessageHeaders}. With a server URL or {@link Options} the publisher connects on
- * its first batch, relies on the client's reconnection afterwards, and closes that connection in
+ * <p>Headers are {@link MessageHeaders}. With a server URL or {@link Options} the publisher starts
+ * connecting when it is built (on a thread of its own: a server that is down then is reached again by
+ * the next batch), relies on the client's reconnection afterwards, and closes that connection in
  * {@link #close()}; a {@link Connection} you give is never closed. Thread-safe.
  */
 public final class NatsPublisher implements Publisher {
@@ -91,6 +92,32 @@ public final class NatsPublisher implements Publisher {
             t.setDaemon(true);
             return t;
         });
+        if (given == null) {
+            // Connect now, on a thread of ours, so that the first batch does not wait for the connection
+            // set-up; a server that is down now is reached again by the next batch.
+            executor.execute(this::connectEarly);
+        }
+    }
+
+    private void connectEarly() {
+        try {
+            jetStream();
+        } catch (IOException | RuntimeException e) {
+            reachable = false;
+            log.warn("{}: cannot connect yet, the first batch tries again: {}", description, Failures.describe(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** @return whether this publisher's own connection is open (for tests) */
+    boolean isConnected() {
+        lock.lock();
+        try {
+            return own != null && own.getStatus() == Connection.Status.CONNECTED;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** @return a builder; give {@link Builder#server(String)}, {@link Builder#options} or a connection */
@@ -351,7 +378,7 @@ public final class NatsPublisher implements Publisher {
 
         /**
          * @param options full client options (TLS, authentication, several servers); the publisher
-         *     connects with them on its first batch and closes that connection in {@link #close()}
+         *     connects with them when built and closes that connection in {@link #close()}
          * @return this builder
          */
         public Builder options(Options options) {
@@ -419,7 +446,7 @@ public final class NatsPublisher implements Publisher {
         }
 
         /**
-         * @return the publisher; it connects on its first batch
+         * @return the publisher; it starts connecting now, on a thread of its own
          * @throws IllegalArgumentException naming the setting and the value that is missing, out of
          *     range or contradicts another
          */

@@ -2,6 +2,7 @@ package io.txoutbox.nats;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -305,5 +306,13 @@ class NatsPublisherTest extends PublisherContract {
     private static String env(String name, String fallback) {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;
+    }
+
+    @Test
+    void connects_when_built_so_the_first_batch_does_not_pay_for_the_connection_set_up() {
+        try (NatsPublisher publisher = (NatsPublisher)
+                newPublisher(brokerAddress().getHostString(), brokerAddress().getPort())) {
+            await().atMost(Duration.ofSeconds(10)).until(publisher::isConnected);
+        }
     }
 }

@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each message carries the event id as its AMQP message id, the event's content type, type,
  * correlation id and creation time as properties, and {@link io.txoutbox.spi.MessageHeaders} as
- * string headers. The publisher opens its connection on the first batch, not at {@link
- * Builder#build()}, and opens a new one on the next batch after a failure. Thread-safe: concurrent
+ * string headers. The publisher starts opening its connection at {@link Builder#build()}, on a thread of
+ * its own (a broker that is down then makes the first batch a retry), and opens a new one on the next
+ * batch after a failure. Thread-safe: concurrent
  * batches use channels of their own. {@link #close()} closes the connection it opened.
  */
 public final class RabbitPublisher implements Publisher {
@@ -82,6 +83,27 @@ public final class RabbitPublisher implements Publisher {
             t.setDaemon(true);
             return t;
         });
+        // Connect now, on a thread of ours, so that the first batch does not wait for the connection
+        // set-up; a broker that is down now is reached again by the next batch.
+        executor.execute(this::connectEarly);
+    }
+
+    private void connectEarly() {
+        try {
+            connection();
+        } catch (IOException | TimeoutException | RuntimeException e) {
+            log.warn("{}: cannot connect yet, the first batch tries again: {}", description, e.toString());
+        }
+    }
+
+    /** @return whether this publisher's connection is open (for tests) */
+    boolean isConnected() {
+        connectionLock.lock();
+        try {
+            return connection != null && connection.isOpen();
+        } finally {
+            connectionLock.unlock();
+        }
     }
 
     /** @return a builder with the defaults: localhost:5672, vhost {@code /}, guest/guest, the default exchange */
@@ -387,7 +409,7 @@ public final class RabbitPublisher implements Publisher {
         }
 
         /**
-         * @return the publisher; it connects on its first batch
+         * @return the publisher; it starts connecting now, on a thread of its own
          * @throws IllegalArgumentException naming the setting and the value that is missing, out of
          *     range or contradicts another
          */

@@ -353,4 +353,11 @@ class RabbitPublisherTest extends PublisherContract {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;
     }
+
+    @Test
+    void connects_when_built_so_the_first_batch_does_not_pay_for_the_connection_set_up() {
+        try (RabbitPublisher publisher = (RabbitPublisher) newPublisher(HOST, PORT)) {
+            await().atMost(Duration.ofSeconds(10)).until(publisher::isConnected);
+        }
+    }
 }

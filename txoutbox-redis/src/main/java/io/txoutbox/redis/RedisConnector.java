@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Holds the one connection a publisher sends on, and knows what it owns: the client and its resources
  * (when built from a URI), the connection (when opened here), or nothing (a connection the user gave).
- * Connects lazily and again after a failed connect; Lettuce reconnects an established connection itself.
+ * Connects when the publisher is built, and again after a failed connect; Lettuce reconnects an
+ * established connection itself.
  */
 final class RedisConnector {
     private static final Logger log = LoggerFactory.getLogger(RedisConnector.class);
@@ -125,6 +126,39 @@ final class RedisConnector {
                 current = c;
             }
             return c;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Starts the first connect now, so that the first batch does not pay for the connection set-up (in a
+     * new JVM, Lettuce's first connect blocks its caller while it sets up its event loops); a Redis that
+     * is down now is reached again by the next batch.
+     */
+    void connectEarly() {
+        if (borrowed != null) {
+            return;
+        }
+        connection().whenComplete((connection, error) -> {
+            if (error != null) {
+                log.warn("cannot connect to {} yet, the first batch tries again: {}", target, String.valueOf(error));
+            }
+        });
+    }
+
+    /** @return whether a connection of this connector is open (for tests) */
+    boolean isConnected() {
+        if (borrowed != null) {
+            return borrowed.isOpen();
+        }
+        lock.lock();
+        try {
+            CompletableFuture<StatefulRedisConnection<byte[], byte[]>> c = current;
+            return c != null
+                    && c.isDone()
+                    && !c.isCompletedExceptionally()
+                    && c.join().isOpen();
         } finally {
             lock.unlock();
         }

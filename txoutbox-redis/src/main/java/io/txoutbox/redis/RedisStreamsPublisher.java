@@ -59,6 +59,12 @@ public final class RedisStreamsPublisher implements Publisher {
         this.router = b.keyPrefix.isEmpty() ? b.router : b.router.withPrefix(b.keyPrefix);
         this.maxLen = b.maxLen;
         this.commandTimeout = b.commandTimeout;
+        connector.connectEarly();
+    }
+
+    /** @return whether the connection is open (for tests) */
+    boolean isConnected() {
+        return connector.isConnected();
     }
 
     /**
@@ -311,8 +317,8 @@ public final class RedisStreamsPublisher implements Publisher {
         }
 
         /**
-         * Checks the settings. It does not connect: the first batch does, and a Redis that is down then
-         * makes the batch a retry.
+         * Checks the settings and starts connecting (asynchronously): a Redis that is down then makes the
+         * first batch a retry, and that batch connects again.
          *
          * @return the publisher
          * @throws OutboxValidationException naming a setting that is missing, out of bounds or

@@ -2,6 +2,7 @@ package io.txoutbox.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -225,5 +226,26 @@ class RedisStreamsPublisherTest {
                 Instant.now(),
                 1,
                 null);
+    }
+
+    @Test
+    void connects_when_built_so_the_first_batch_does_not_pay_for_the_connection_set_up() {
+        try (RedisStreamsPublisher publisher =
+                RedisStreamsPublisher.builder().uri(URI).build()) {
+            await().atMost(Duration.ofSeconds(10)).until(publisher::isConnected);
+        }
+    }
+
+    @Test
+    void a_redis_that_is_down_at_build_does_not_fail_the_build() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        try (RedisStreamsPublisher publisher = RedisStreamsPublisher.builder()
+                .uri("redis://127.0.0.1:" + closedPort)
+                .build()) {
+            assertThat(publisher.isConnected()).isFalse();
+        }
     }
 }

@@ -31,22 +31,51 @@ final class LogSink implements Publisher {
                 log.debug(
                         "event {} {} ({}/{}, attempt {})",
                         e.id(),
-                        e.eventType(),
-                        e.aggregateType(),
-                        e.aggregateId(),
+                        escape(e.eventType()),
+                        escape(e.aggregateType()),
+                        escape(e.aggregateId()),
                         e.attempt());
             } else {
                 log.info(
                         "event {} {} ({}/{}, attempt {})",
                         e.id(),
-                        e.eventType(),
-                        e.aggregateType(),
-                        e.aggregateId(),
+                        escape(e.eventType()),
+                        escape(e.aggregateType()),
+                        escape(e.aggregateId()),
                         e.attempt());
             }
             out.add(PublishOutcome.PUBLISHED);
         }
         return CompletableFuture.completedFuture(out);
+    }
+
+    /**
+     * The relay refuses control characters in these fields, but a sink must not trust its caller to:
+     * a CR or LF would start a forged log line.
+     */
+    static String escape(String text) {
+        if (text == null) {
+            return "null";
+        }
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean paired = Character.isHighSurrogate(c)
+                            && i + 1 < text.length()
+                            && Character.isLowSurrogate(text.charAt(i + 1))
+                    || Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(text.charAt(i - 1));
+            if (c == '\\') {
+                out.append("\\\\");
+            } else if (Character.isISOControl(c)
+                    || c == '\u2028'
+                    || c == '\u2029'
+                    || Character.isSurrogate(c) && !paired) {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 
     @Override
