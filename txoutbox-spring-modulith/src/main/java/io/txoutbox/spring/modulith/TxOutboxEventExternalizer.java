@@ -10,15 +10,15 @@ import java.util.Objects;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.PayloadApplicationEvent;
 import org.springframework.modulith.events.EventExternalizationConfiguration;
 import org.springframework.modulith.events.RoutingTarget;
 
 /**
- * Appends every application event that Spring Modulith's {@link EventExternalizationConfiguration} selects
- * (by default: annotated with Modulith's or jMolecules' {@code @Externalized}) to the txoutbox table,
+ * Appends every event (an object published with {@code ApplicationEventPublisher.publishEvent}) that Spring
+ * Modulith's {@link EventExternalizationConfiguration} selects (by default: annotated with Modulith's or
+ * jMolecules' {@code @Externalized}) to the txoutbox table,
  * <strong>synchronously, inside the transaction that publishes it</strong>: the event row commits with the
  * business change or rolls back with it, and the relay delivers it afterwards with a txoutbox transport.
  *
@@ -31,7 +31,8 @@ import org.springframework.modulith.events.RoutingTarget;
  *       ({@code #{...}}) evaluated against the mapped event as Modulith's own externalizers do</td></tr>
  *   <tr><td>aggregate id (the broker key, the unit of ordering)</td><td>the routing key ({@code
  *       "target::key"}), SpEL evaluated likewise; the event's own id when the target has no key</td></tr>
- *   <tr><td>headers</td><td>{@code getHeadersFor(mapped)}, each value as a string</td></tr>
+ *   <tr><td>headers</td><td>{@code getHeadersFor(mapped)}, each value as text, {@code null} values left
+ *       out</td></tr>
  *   <tr><td>payload</td><td>{@code map(event)} serialized by the {@link ExternalizedPayloadSerializer}
  *       (the application's JSON mapper by default)</td></tr>
  *   <tr><td>event type</td><td>the published event's fully qualified class name</td></tr>
@@ -41,9 +42,10 @@ import org.springframework.modulith.events.RoutingTarget;
  * transaction is refused with an exception (unless {@code txoutbox.allow-append-without-transaction}), never
  * silently dropped; an event that fails to serialize or to validate throws at the publishing call, so the
  * transaction rolls back. The listener is not a transactional listener, so Modulith's event publication
- * registry records no publication for it and never re-sends what txoutbox carries. Thread-safe.
+ * registry records no publication for it and never re-sends what txoutbox carries; and it never runs on
+ * another thread, even with an asynchronous multicaster. Thread-safe.
  */
-public final class TxOutboxEventExternalizer implements ApplicationListener<ApplicationEvent> {
+public final class TxOutboxEventExternalizer implements ApplicationListener<PayloadApplicationEvent<?>> {
     private static final Logger log = LoggerFactory.getLogger(TxOutboxEventExternalizer.class);
 
     private final SpringOutbox outbox;
@@ -68,16 +70,14 @@ public final class TxOutboxEventExternalizer implements ApplicationListener<Appl
     /**
      * Appends the event if the externalization configuration selects it.
      *
-     * @param applicationEvent any event the context publishes; a payload event is judged by its payload
+     * @param published an object published with {@code ApplicationEventPublisher.publishEvent}
      * @throws OutboxException when the event cannot be appended (no transaction, serialization failure)
      * @throws io.txoutbox.OutboxValidationException when the event breaks an outbox rule (a key over 255
      *     characters, a header name that is not a token), naming the field and the limit
      */
     @Override
-    public void onApplicationEvent(ApplicationEvent applicationEvent) {
-        Object event = applicationEvent instanceof PayloadApplicationEvent<?> payload
-                ? payload.getPayload()
-                : applicationEvent;
+    public void onApplicationEvent(PayloadApplicationEvent<?> published) {
+        Object event = published.getPayload();
         if (!configuration.supports(event)) {
             return;
         }
@@ -89,6 +89,15 @@ public final class TxOutboxEventExternalizer implements ApplicationListener<Appl
                     written.id(),
                     written.destination());
         }
+    }
+
+    /**
+     * Never on another thread, even with an asynchronous multicaster: the append must run in the publishing
+     * thread's transaction.
+     */
+    @Override
+    public boolean supportsAsyncExecution() {
+        return false;
     }
 
     /** Builds the outbox event for one selected application event; appends nothing. */
@@ -109,10 +118,12 @@ public final class TxOutboxEventExternalizer implements ApplicationListener<Appl
         OutboxEvent.Builder builder = OutboxEvent.builder(event.getClass().getName())
                 .payload(serialize(event, mapped), serializer.contentType())
                 .destination(destination);
-        for (Map.Entry<String, Object> header :
-                configuration.getHeadersFor(mapped).entrySet()) {
-            if (header.getValue() != null) {
-                builder.header(header.getKey(), text(header.getValue()));
+        Map<String, Object> headers = configuration.getHeadersFor(mapped);
+        if (headers != null) {
+            for (Map.Entry<String, Object> header : headers.entrySet()) {
+                if (header.getValue() != null) {
+                    builder.header(header.getKey(), text(header.getValue()));
+                }
             }
         }
         if (key == null || key.isBlank()) {

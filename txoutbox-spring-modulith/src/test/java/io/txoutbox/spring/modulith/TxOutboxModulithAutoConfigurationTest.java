@@ -26,9 +26,13 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.SimpleApplicationEventMulticaster;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.modulith.events.EventExternalizationConfiguration;
 import org.springframework.modulith.events.Externalized;
 import org.springframework.modulith.events.support.DelegatingEventExternalizer;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -107,6 +111,17 @@ class TxOutboxModulithAutoConfigurationTest {
         }
     }
 
+    /** Delivers events on another thread, as an application may configure its multicaster to. */
+    @Configuration(proxyBeanMethods = false)
+    static class AsyncMulticaster {
+        @Bean
+        SimpleApplicationEventMulticaster applicationEventMulticaster() {
+            SimpleApplicationEventMulticaster multicaster = new SimpleApplicationEventMulticaster();
+            multicaster.setTaskExecutor(new SimpleAsyncTaskExecutor("async-events-"));
+            return multicaster;
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class PlainOutbox {
         @Bean
@@ -152,6 +167,26 @@ class TxOutboxModulithAutoConfigurationTest {
         runner.run(context -> {
             context.publishEvent(new ParcelWeighed("p-2"));
             assertThat(context.getBean(Outbox.class).admin().stats().pending()).isZero();
+        });
+    }
+
+    @Test
+    void with_an_asynchronous_multicaster_the_event_is_still_appended_in_the_publishing_transaction() {
+        runner.withUserConfiguration(AsyncMulticaster.class).run(context -> {
+            TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            Outbox outbox = context.getBean(Outbox.class);
+            long before = outbox.admin().stats().pending();
+
+            tx.executeWithoutResult(status -> {
+                context.publishEvent(new ParcelShipped("p-4", "acme"));
+                status.setRollbackOnly();
+            });
+            assertThat(outbox.admin().stats().pending())
+                    .as("rolled back with the transaction")
+                    .isEqualTo(before);
+
+            tx.executeWithoutResult(status -> context.publishEvent(new ParcelShipped("p-5", "acme")));
+            assertThat(outbox.admin().stats().pending()).as("committed with it").isEqualTo(before + 1);
         });
     }
 
