@@ -1,0 +1,2 @@
+/** The order module: places orders and externalizes {@link io.txoutbox.examples.modulith.order.OrderPlaced}. */
+package io.txoutbox.examples.modulith.order;

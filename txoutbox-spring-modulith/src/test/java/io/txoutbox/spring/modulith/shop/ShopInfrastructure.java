@@ -1,0 +1,194 @@
+package io.txoutbox.spring.modulith.shop;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import io.txoutbox.rabbitmq.RabbitPublisher;
+import io.txoutbox.test.TcpProxy;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeoutException;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/**
+ * What one test class of the shop runs on, unique to it and removed by {@link #close()}: a PostgreSQL schema
+ * (the orders table, the outbox table, Modulith's event publication table), a RabbitMQ topic exchange with a
+ * queue bound to every routing key and a consumer that records what arrives, and a {@link TcpProxy} between
+ * the relay's publisher and RabbitMQ to cut the broker off.
+ */
+public final class ShopInfrastructure implements AutoCloseable {
+    /** The local PostgreSQL; override with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER. */
+    public static final String PG_URL = env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
+
+    public static final String PG_USER = env("TXOUTBOX_PG_USER", "postgres");
+    private static final String RABBIT_HOST = env("TXOUTBOX_RABBIT_HOST", "localhost");
+
+    private final String schema;
+    private final String exchange;
+    private final Connection rabbit;
+    private final Channel channel;
+    private final TcpProxy proxy;
+    private final List<Message> received = new CopyOnWriteArrayList<>();
+
+    /** A message as the consumer received it. */
+    public record Message(String routingKey, Map<String, String> headers, String contentType, String body) {
+        /** @return the header's value, or {@code null} */
+        public String header(String name) {
+            return headers.get(name);
+        }
+    }
+
+    private ShopInfrastructure(String name) throws IOException, TimeoutException {
+        String suffix = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
+        this.schema = ("txoutbox_modulith_" + name + "_" + suffix).toLowerCase(Locale.ROOT);
+        this.exchange = "txoutbox.modulith." + name + "." + suffix;
+        execute("CREATE SCHEMA " + schema);
+        execute("CREATE TABLE " + schema + ".orders (id text PRIMARY KEY, total_cents integer NOT NULL)");
+
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(RABBIT_HOST);
+        factory.setUsername("guest");
+        factory.setPassword("guest");
+        this.rabbit = factory.newConnection("txoutbox-modulith-test");
+        this.channel = rabbit.createChannel();
+        channel.exchangeDeclare(exchange, "topic", false);
+        // Exclusive and auto-delete: the queue goes with the connection, whatever happens to the test.
+        String queue = channel.queueDeclare("", false, true, true, null).getQueue();
+        channel.queueBind(queue, exchange, "#");
+        channel.basicConsume(queue, true, new DefaultConsumer(channel) {
+            @Override
+            public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+                Map<String, String> headers = new LinkedHashMap<>();
+                if (properties.getHeaders() != null) {
+                    properties.getHeaders().forEach((k, v) -> headers.put(k, String.valueOf(v)));
+                }
+                received.add(new Message(
+                        envelope.getRoutingKey(),
+                        headers,
+                        properties.getContentType(),
+                        new String(body, StandardCharsets.UTF_8)));
+            }
+        });
+        this.proxy = new TcpProxy(RABBIT_HOST, 5672);
+    }
+
+    /**
+     * @param name a short name for the test class, part of every name this creates
+     * @return the infrastructure, created
+     */
+    public static ShopInfrastructure start(String name) {
+        try {
+            return new ShopInfrastructure(name);
+        } catch (IOException | TimeoutException e) {
+            throw new IllegalStateException("cannot reach RabbitMQ on " + RABBIT_HOST + ":5672", e);
+        }
+    }
+
+    /** Points the application at this schema: data source, outbox table, Modulith's publication table. */
+    public void register(DynamicPropertyRegistry registry) {
+        registry.add("spring.datasource.url", () -> PG_URL);
+        registry.add("spring.datasource.username", () -> PG_USER);
+        registry.add("spring.datasource.hikari.maximum-pool-size", () -> "6");
+        registry.add("shop.schema", () -> schema);
+        registry.add("txoutbox.table", () -> schema + ".outbox");
+        registry.add("txoutbox.create-schema", () -> "true");
+        registry.add("spring.modulith.events.jdbc.schema", () -> schema);
+        registry.add("spring.modulith.events.jdbc.schema-initialization.enabled", () -> "true");
+    }
+
+    /** @return a publisher to this exchange, through the proxy */
+    public RabbitPublisher publisher() {
+        return RabbitPublisher.builder()
+                .host(proxy.host())
+                .port(proxy.port())
+                .credentials("guest", "guest")
+                .exchange(exchange)
+                .confirmTimeout(Duration.ofSeconds(2))
+                .build();
+    }
+
+    /** @return the proxy between the publisher and RabbitMQ */
+    public TcpProxy proxy() {
+        return proxy;
+    }
+
+    /** @return the schema of this test class */
+    public String schema() {
+        return schema;
+    }
+
+    /** @return every message received so far, in arrival order */
+    public List<Message> received() {
+        return List.copyOf(received);
+    }
+
+    /** @return the messages received so far whose {@code aggregate-id} is the given one */
+    public List<Message> receivedFor(String aggregateId) {
+        return received.stream()
+                .filter(m -> aggregateId.equals(m.header("aggregate-id")))
+                .toList();
+    }
+
+    /** @return the one message for the aggregate id, once it arrived */
+    public Optional<Message> messageFor(String aggregateId) {
+        return receivedFor(aggregateId).stream().findFirst();
+    }
+
+    /** @return a number from the database: the first column of the first row */
+    public long count(String sql, Object... args) {
+        try (java.sql.Connection c = DriverManager.getConnection(PG_URL, PG_USER, null);
+                PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Deletes the exchange and queue, closes the proxy, drops the schema. Called when the context closes. */
+    @Override
+    public void close() throws Exception {
+        try {
+            channel.exchangeDelete(exchange);
+            rabbit.close();
+        } finally {
+            proxy.close();
+            execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+        }
+    }
+
+    private static void execute(String sql) {
+        try (java.sql.Connection c = DriverManager.getConnection(PG_URL, PG_USER, null);
+                Statement st = c.createStatement()) {
+            st.execute(sql);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}
