@@ -22,7 +22,9 @@ import io.txoutbox.OutboxEvent;
 import io.txoutbox.inbox.Inbox;
 import io.txoutbox.kafka.KafkaPublisher;
 import io.txoutbox.relay.Relay;
+import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.test.RecordingPublisher;
+import io.txoutbox.test.SettableClock;
 import io.txoutbox.test.kafka.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -237,31 +239,52 @@ class TracingTest {
 
     @Test
     void a_retried_send_ends_with_an_error_status_and_the_next_attempt_gets_a_span_of_its_own() {
-        Outbox outbox = outbox();
+        SettableClock clock = SettableClock.startingNow();
+        Outbox outbox = outbox(clock);
         placeOrder(outbox, "orders", "o-1");
-        RecordingPublisher broker = new RecordingPublisher().retryType("order.placed", "broker said no");
+        RecordingPublisher broker = new RecordingPublisher()
+                .answer(e -> e.attempt() == 1 ? PublishOutcome.retry("broker said no") : PublishOutcome.PUBLISHED);
         try (Relay relay = outbox.relay(tracing.publisher(broker)).build()) {
+            relay.runOnce();
+            clock.advance(Duration.ofMinutes(10));
             relay.runOnce();
         }
 
-        SpanData send = only("send orders");
-        assertThat(send.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
-        assertThat(send.getStatus().getDescription()).contains("broker said no");
-        assertThat(send.getAttributes().get(AttributeKey.stringKey("error.type")))
+        List<SpanData> sends = named("send orders");
+        assertThat(sends).hasSize(2);
+        SpanData failed = sends.get(0);
+        SpanData second = sends.get(1);
+        assertThat(failed.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+        assertThat(failed.getStatus().getDescription()).contains("broker said no");
+        assertThat(failed.getAttributes().get(AttributeKey.stringKey("error.type")))
                 .isEqualTo("retry");
-        assertThat(send.getAttributes().get(AttributeKey.longKey("txoutbox.attempt")))
+        assertThat(failed.getAttributes().get(AttributeKey.longKey("txoutbox.attempt")))
                 .isEqualTo(1L);
-        assertThat(send.getParentSpanId()).isEqualTo(only("create").getSpanId());
-        assertThat(broker.attempts().get(0).traceparent())
-                .isEqualTo("00-" + send.getTraceId() + "-" + send.getSpanId() + "-01");
+        assertThat(second.getStatus().getStatusCode()).isEqualTo(StatusCode.UNSET);
+        assertThat(second.getAttributes().get(AttributeKey.longKey("txoutbox.attempt")))
+                .isEqualTo(2L);
+        assertThat(sends)
+                .as("both attempts hang under the one creation context the table keeps")
+                .extracting(SpanData::getParentSpanId)
+                .containsOnly(only("create").getSpanId());
+        assertThat(broker.attempts())
+                .extracting(e -> e.traceparent())
+                .containsExactly(
+                        "00-" + failed.getTraceId() + "-" + failed.getSpanId() + "-01",
+                        "00-" + second.getTraceId() + "-" + second.getSpanId() + "-01");
     }
 
     private Outbox outbox() {
+        return outbox(SettableClock.startingNow());
+    }
+
+    private Outbox outbox(SettableClock clock) {
         String table = "otel_" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
         tables.add(table);
         return Outbox.builder(dataSource)
                 .table(table)
                 .createSchemaIfMissing(true)
+                .clock(clock)
                 .scope(tracing.producerScope())
                 .build();
     }
