@@ -1,6 +1,7 @@
 package io.txoutbox.kafka;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
@@ -77,6 +78,7 @@ public final class KafkaPublisher implements Publisher {
     private final Supplier<Producer<byte[], byte[]>> factory;
     private final ExecutorService sender;
     private final String name;
+    private final RecordMapping records;
 
     // Touched by the sender thread, and by close() only after the sender stopped.
     private volatile Producer<byte[], byte[]> producer;
@@ -87,6 +89,11 @@ public final class KafkaPublisher implements Publisher {
         this.name = "txoutbox-kafka-" + INSTANCES.incrementAndGet();
         this.router = b.topicPrefix == null ? b.router : b.router.withPrefix(b.topicPrefix);
         this.userProperties = Map.copyOf(b.properties);
+        if (b.cloudEvents == null) {
+            this.records = KafkaPublisher::record;
+        } else {
+            this.records = new CloudEventsRecords(b.cloudEvents);
+        }
         this.ownsProducer = b.producer == null;
         if (ownsProducer) {
             this.bootstrapServers = settings.bootstrapServers();
@@ -188,8 +195,17 @@ public final class KafkaPublisher implements Publisher {
                 continue;
             }
             int bytes = event.payload().length;
+            ProducerRecord<byte[], byte[]> record;
             try {
-                p.send(record(event, topic), (metadata, error) -> {
+                record = records.record(event, topic);
+            } catch (RuntimeException e) {
+                // The same event maps the same way on every attempt: retrying cannot help.
+                slot.complete(PublishOutcome.dead("the Kafka record of event type '" + event.eventType()
+                        + "' could not be built: " + e.getMessage()));
+                continue;
+            }
+            try {
+                p.send(record, (metadata, error) -> {
                     if (error == null) {
                         slot.complete(PublishOutcome.PUBLISHED);
                     } else {
@@ -273,6 +289,11 @@ public final class KafkaPublisher implements Publisher {
         return new ProducerRecord<>(topic, null, null, key, event.payload(), headers);
     }
 
+    /** Builds the record of one event: the plain mapping, or the CloudEvents binding when opted in. */
+    interface RecordMapping {
+        ProducerRecord<byte[], byte[]> record(ClaimedEvent event, String topic);
+    }
+
     private static List<PublishOutcome> allRetry(int n, String reason) {
         List<PublishOutcome> outcomes = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -340,6 +361,7 @@ public final class KafkaPublisher implements Publisher {
         private Duration requestTimeout;
         private Duration deliveryTimeout;
         private Producer<byte[], byte[]> producer;
+        private CloudEventsMapping cloudEvents;
 
         private Builder() {}
 
@@ -438,12 +460,34 @@ public final class KafkaPublisher implements Publisher {
         }
 
         /**
+         * Sends every event as a CloudEvent in the Kafka binding's binary content mode: the attributes as
+         * {@code ce_} headers ({@code ce_id} = event id, {@code ce_type}, {@code ce_source}, {@code
+         * ce_subject} = aggregate id, {@code ce_time}, {@code ce_specversion}, {@code ce_eventversion}),
+         * {@code datacontenttype} as {@code content-type}, the payload unchanged as the value and the
+         * aggregate id as the key; the headers that are not attributes stay as they are. Needs {@code
+         * io.txoutbox:txoutbox-cloudevents} and {@code io.cloudevents:cloudevents-kafka} on the class path.
+         * Default: off, the plain headers of {@link MessageHeaders}.
+         *
+         * @param mapping the CloudEvents mapping (its {@code source} above all)
+         * @return this builder
+         */
+        public Builder cloudEvents(CloudEventsMapping mapping) {
+            this.cloudEvents = Objects.requireNonNull(mapping, "mapping");
+            return this;
+        }
+
+        /**
          * @return the publisher, with its producer created (its I/O thread connects when the first batch
          *     needs a topic's metadata; {@code publish()} returns at once and sends on a thread of its own)
          * @throws OutboxValidationException when a setting is missing, out of range or contradicts the
          *     idempotent producer, naming the setting and the value
          */
         public KafkaPublisher build() {
+            if (cloudEvents != null && !onClassPath("io.cloudevents.kafka.KafkaMessageFactory")) {
+                throw invalid(
+                        "KafkaPublisher.cloudEvents",
+                        "KafkaPublisher.cloudEvents needs io.cloudevents:cloudevents-kafka on the class path");
+            }
             if (topicPrefix != null && topicPrefix.isBlank()) {
                 throw invalid("KafkaPublisher.topicPrefix", "KafkaPublisher.topicPrefix is blank; leave it unset");
             }
@@ -476,6 +520,15 @@ public final class KafkaPublisher implements Publisher {
 
         Duration deliveryTimeout() {
             return deliveryTimeout;
+        }
+
+        private static boolean onClassPath(String className) {
+            try {
+                Class.forName(className, false, KafkaPublisher.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException | LinkageError e) {
+                return false;
+            }
         }
 
         private static OutboxValidationException invalid(String field, String message) {

@@ -1,6 +1,7 @@
 package io.txoutbox.mqtt;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
@@ -19,6 +20,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.eclipse.paho.client.mqttv3.MqttAsyncClient;
 import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
 import org.eclipse.paho.client.mqttv3.MqttException;
@@ -60,7 +62,7 @@ public final class MqttPublisher implements Publisher {
     private final MqttSession session;
     private final DeliveryWindow window;
     private final Router router;
-    private final Format format;
+    private final Function<ClaimedEvent, byte[]> messages;
     private final int qos;
     private final Duration completionTimeout;
     private final String description;
@@ -69,7 +71,14 @@ public final class MqttPublisher implements Publisher {
         this.session = session;
         this.window = new DeliveryWindow(b.maxInflight, session::send);
         this.router = b.topicPrefix.isEmpty() ? b.router : b.router.withPrefix(b.topicPrefix);
-        this.format = b.format;
+        if (b.cloudEvents != null) {
+            this.messages = new CloudEventsMessages(b.cloudEvents);
+        } else if (b.format == Format.RAW) {
+            this.messages = ClaimedEvent::payload;
+        } else {
+            this.messages =
+                    event -> MqttEnvelope.encode(MessageHeaders.of(event), event.payload(), event.contentType());
+        }
         this.qos = b.qos;
         this.completionTimeout = b.completionTimeout;
         this.description = description;
@@ -124,9 +133,15 @@ public final class MqttPublisher implements Publisher {
                 outcomes[i] = PublishOutcome.dead("event " + event.id() + " has no valid MQTT topic: " + invalid);
                 continue;
             }
-            byte[] message = format == Format.RAW
-                    ? event.payload()
-                    : MqttEnvelope.encode(MessageHeaders.of(event), event.payload(), event.contentType());
+            byte[] message;
+            try {
+                message = messages.apply(event);
+            } catch (RuntimeException e) {
+                // The same event maps the same way on every attempt: retrying cannot help.
+                outcomes[i] = PublishOutcome.dead(
+                        "the MQTT message of event " + event.id() + " could not be built: " + e.getMessage());
+                continue;
+            }
             long length = 2L + topic.getBytes(StandardCharsets.UTF_8).length + 2 + message.length;
             if (length > MAX_REMAINING_LENGTH) {
                 outcomes[i] = PublishOutcome.dead("the MQTT message of event " + event.id() + " is " + message.length
@@ -224,6 +239,7 @@ public final class MqttPublisher implements Publisher {
         private Duration keepAlive = Duration.ofSeconds(30);
         private Format format = Format.ENVELOPE;
         private int maxInflight = 1_000;
+        private CloudEventsMapping cloudEvents;
 
         private Builder() {}
 
@@ -319,6 +335,25 @@ public final class MqttPublisher implements Publisher {
         }
 
         /**
+         * Sends every event as a CloudEvent in the MQTT binding's structured content mode (MQTT 3.1.1 has
+         * no headers, so binary mode is not possible): the message is one JSON object in the JSON event
+         * format ({@code application/cloudevents+json}) with {@code id} = event id, {@code type}, {@code
+         * source}, {@code subject} = aggregate id, {@code time}, {@code specversion}, {@code
+         * datacontenttype}, the {@code eventversion} extension, the payload as {@code data} (JSON
+         * embedded, text as a string, other bytes as {@code data_base64}), and the other headers as
+         * extension attributes ({@code traceparent}, {@code correlationid}...). Instead of {@link
+         * #format}'s envelope; not with {@link Format#RAW}. Needs {@code io.txoutbox:txoutbox-cloudevents}
+         * on the class path. Default: off.
+         *
+         * @param mapping the CloudEvents mapping (its {@code source} above all)
+         * @return this builder
+         */
+        public Builder cloudEvents(CloudEventsMapping mapping) {
+            this.cloudEvents = Objects.requireNonNull(mapping, "mapping");
+            return this;
+        }
+
+        /**
          * @param maxInflight the most messages unacknowledged at once, across every batch (1 to 65,535,
          *     default 1,000); a larger batch goes out as acknowledgements come back
          * @return this builder
@@ -397,6 +432,13 @@ public final class MqttPublisher implements Publisher {
             if (format == null) {
                 throw invalid("format", null, "MqttPublisher.Builder.format is missing");
             }
+            if (cloudEvents != null && format == Format.RAW) {
+                throw invalid(
+                        "cloudEvents",
+                        null,
+                        "MqttPublisher.Builder.cloudEvents and format RAW contradict each other: a CloudEvent"
+                                + " message replaces the envelope, RAW sends the payload alone; choose one");
+            }
             if (maxInflight < 1 || maxInflight > 65_535) {
                 throw invalid(
                         "maxInflight",
@@ -433,7 +475,8 @@ public final class MqttPublisher implements Publisher {
                     + (username == null
                             ? ""
                             : ", user=" + username + ", password=" + (password == null ? "none" : "***"))
-                    + ", qos=" + qos + ", format=" + format + ", completionTimeout=" + completionTimeout.toMillis()
+                    + ", qos=" + qos + ", format=" + (cloudEvents != null ? "CLOUDEVENTS" : format)
+                    + ", completionTimeout=" + completionTimeout.toMillis()
                     + " ms, maxInflight=" + maxInflight + "]";
             return new MqttPublisher(this, new MqttSession(client, options, qos, target), description);
         }

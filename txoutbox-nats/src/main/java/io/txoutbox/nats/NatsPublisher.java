@@ -8,6 +8,7 @@ import io.nats.client.Options;
 import io.nats.client.PublishOptions;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
+import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
@@ -21,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -31,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +75,7 @@ public final class NatsPublisher implements Publisher {
     private JetStream jetStream; // guarded by lock
     private volatile boolean closed;
     private volatile boolean reachable = true;
+    private final Function<ClaimedEvent, Map<String, String>> messageHeaders;
 
     private NatsPublisher(Builder b, Options options) {
         this.options = options;
@@ -79,6 +83,11 @@ public final class NatsPublisher implements Publisher {
         this.jetStreamOptions = b.jetStreamOptions;
         this.router = b.subjectPrefix.isEmpty() ? b.router : b.router.withPrefix(b.subjectPrefix);
         this.publishTimeout = b.publishTimeout;
+        if (b.cloudEvents == null) {
+            this.messageHeaders = MessageHeaders::of;
+        } else {
+            this.messageHeaders = new CloudEventsHeaders(b.cloudEvents);
+        }
         List<URI> servers = given != null ? given.getOptions().getServers() : options.getServers();
         this.description =
                 "NatsPublisher[" + servers.stream().map(NatsPublisher::masked).collect(Collectors.joining(","))
@@ -180,8 +189,16 @@ public final class NatsPublisher implements Publisher {
                 outcomes[i] = PublishOutcome.dead(problem);
                 continue;
             }
+            Headers headers;
             try {
-                acks.set(i, js.publishAsync(subjects[i], headers(event), event.payload(), publishOptions(event)));
+                headers = headers(event);
+            } catch (RuntimeException e) {
+                // The same event maps the same way on every attempt: retrying cannot help.
+                outcomes[i] = PublishOutcome.dead("the NATS message could not be built: " + e.getMessage());
+                continue;
+            }
+            try {
+                acks.set(i, js.publishAsync(subjects[i], headers, event.payload(), publishOptions(event)));
             } catch (IllegalArgumentException e) {
                 // The client refuses what the server never accepts: a payload over max_payload, a bad header.
                 outcomes[i] = PublishOutcome.dead("NATS refused the message: " + e.getMessage());
@@ -257,9 +274,9 @@ public final class NatsPublisher implements Publisher {
                 .build();
     }
 
-    private static Headers headers(ClaimedEvent event) {
+    private Headers headers(ClaimedEvent event) {
         Headers headers = new Headers();
-        for (Map.Entry<String, String> h : MessageHeaders.of(event).entrySet()) {
+        for (Map.Entry<String, String> h : messageHeaders.apply(event).entrySet()) {
             headers.put(h.getKey(), h.getValue());
         }
         return headers;
@@ -364,6 +381,7 @@ public final class NatsPublisher implements Publisher {
         private String subjectPrefix = "";
         private Duration publishTimeout = Duration.ofSeconds(5);
         private String connectionName = "txoutbox";
+        private CloudEventsMapping cloudEvents;
 
         private Builder() {}
 
@@ -442,6 +460,22 @@ public final class NatsPublisher implements Publisher {
          */
         public Builder connectionName(String connectionName) {
             this.connectionName = connectionName;
+            return this;
+        }
+
+        /**
+         * Sends every event as a CloudEvent in the NATS binding's binary content mode: every attribute as
+         * a header named {@code ce-<attribute>} ({@code ce-id} = event id, {@code ce-type}, {@code
+         * ce-source}, {@code ce-subject} = aggregate id, {@code ce-time}, {@code ce-specversion}, {@code
+         * ce-datacontenttype}, {@code ce-eventversion}), values percent-encoded, the payload unchanged;
+         * the headers that are not attributes stay as they are, and {@code Nats-Msg-Id} is still the
+         * event id. Needs {@code io.txoutbox:txoutbox-cloudevents} on the class path. Default: off.
+         *
+         * @param mapping the CloudEvents mapping (its {@code source} above all)
+         * @return this builder
+         */
+        public Builder cloudEvents(CloudEventsMapping mapping) {
+            this.cloudEvents = Objects.requireNonNull(mapping, "mapping");
             return this;
         }
 

@@ -74,6 +74,7 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
             List<ClaimedEvent> batch,
             List<Integer> indexes,
             List<String> routingKeys,
+            List<AMQP.BasicProperties> properties,
             PublishOutcome[] results,
             long timeoutNanos)
             throws InterruptedException {
@@ -101,8 +102,7 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
             }
             try {
                 // Outside the lock: the connection thread must be free to deliver acks while we write.
-                channel.basicPublish(
-                        exchange, routingKeys.get(sent), true, Messages.properties(event), event.payload());
+                channel.basicPublish(exchange, routingKeys.get(sent), true, properties.get(sent), event.payload());
             } catch (IOException | RuntimeException e) {
                 publishFailure = e;
                 sent++; // this one may or may not have left: it stays unconfirmed

@@ -1,7 +1,9 @@
 package io.txoutbox.rabbitmq;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
@@ -13,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -23,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +70,7 @@ public final class RabbitPublisher implements Publisher {
     private volatile String blockedReason;
     private volatile boolean closed;
     private volatile boolean reachable = true;
+    private final Function<ClaimedEvent, AMQP.BasicProperties> properties;
 
     private RabbitPublisher(Builder b, ConnectionFactory factory) {
         this.factory = factory;
@@ -73,6 +78,11 @@ public final class RabbitPublisher implements Publisher {
         this.router = b.router;
         this.confirmTimeout = b.confirmTimeout;
         this.connectionName = b.connectionName;
+        if (b.cloudEvents == null) {
+            this.properties = Messages::properties;
+        } else {
+            this.properties = new CloudEventsProperties(b.cloudEvents);
+        }
         this.description = "RabbitPublisher[" + factory.getUsername() + ":****@" + factory.getHost() + ":"
                 + factory.getPort() + " vhost=" + factory.getVirtualHost() + ", exchange="
                 + Messages.describeExchange(exchange) + ", confirmTimeout=" + confirmTimeout.toMillis() + " ms]";
@@ -135,6 +145,7 @@ public final class RabbitPublisher implements Publisher {
         PublishOutcome[] outcomes = new PublishOutcome[batch.size()];
         List<Integer> indexes = new ArrayList<>(batch.size());
         List<String> routingKeys = new ArrayList<>(batch.size());
+        List<AMQP.BasicProperties> props = new ArrayList<>(batch.size());
         for (int i = 0; i < batch.size(); i++) {
             String routingKey;
             try {
@@ -148,16 +159,30 @@ public final class RabbitPublisher implements Publisher {
                 outcomes[i] = PublishOutcome.dead(problem);
                 continue;
             }
+            AMQP.BasicProperties p;
+            try {
+                p = properties.apply(batch.get(i));
+            } catch (RuntimeException e) {
+                // The same event maps the same way on every attempt: retrying cannot help.
+                outcomes[i] = PublishOutcome.dead("the AMQP message could not be built: " + e.getMessage());
+                continue;
+            }
             indexes.add(i);
             routingKeys.add(routingKey);
+            props.add(p);
         }
         if (!indexes.isEmpty()) {
-            send(batch, indexes, routingKeys, outcomes);
+            send(batch, indexes, routingKeys, props, outcomes);
         }
         return Arrays.asList(outcomes);
     }
 
-    private void send(List<ClaimedEvent> batch, List<Integer> indexes, List<String> routingKeys, PublishOutcome[] out) {
+    private void send(
+            List<ClaimedEvent> batch,
+            List<Integer> indexes,
+            List<String> routingKeys,
+            List<AMQP.BasicProperties> props,
+            PublishOutcome[] out) {
         String blocked = blockedReason;
         if (blocked != null) {
             // A blocked connection accepts writes into its socket and never confirms: fail fast instead.
@@ -181,7 +206,7 @@ public final class RabbitPublisher implements Publisher {
         }
         boolean clean = false;
         try {
-            clean = channel.publishAndAwait(batch, indexes, routingKeys, out, confirmTimeout.toNanos());
+            clean = channel.publishAndAwait(batch, indexes, routingKeys, props, out, confirmTimeout.toNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             for (int index : indexes) {
@@ -310,6 +335,7 @@ public final class RabbitPublisher implements Publisher {
         private Router router = Router.BY_AGGREGATE_TYPE;
         private Duration confirmTimeout = Duration.ofSeconds(5);
         private String connectionName = "txoutbox";
+        private CloudEventsMapping cloudEvents;
 
         private Builder() {}
 
@@ -405,6 +431,23 @@ public final class RabbitPublisher implements Publisher {
          */
         public Builder connectionName(String connectionName) {
             this.connectionName = connectionName;
+            return this;
+        }
+
+        /**
+         * Sends every event as a CloudEvent in the AMQP binding's binary content mode: the attributes as
+         * headers named {@code cloudEvents_<attribute>} ({@code cloudEvents_id} = event id, {@code
+         * cloudEvents_type}, {@code cloudEvents_source}, {@code cloudEvents_subject} = aggregate id,
+         * {@code cloudEvents_time}, {@code cloudEvents_specversion}, {@code cloudEvents_eventversion}), in
+         * their canonical string form, {@code datacontenttype} as the {@code content_type} property, the
+         * body unchanged; the headers that are not attributes and the other properties stay as they are.
+         * Needs {@code io.txoutbox:txoutbox-cloudevents} on the class path. Default: off.
+         *
+         * @param mapping the CloudEvents mapping (its {@code source} above all)
+         * @return this builder
+         */
+        public Builder cloudEvents(CloudEventsMapping mapping) {
+            this.cloudEvents = Objects.requireNonNull(mapping, "mapping");
             return this;
         }
 

@@ -1,6 +1,7 @@
 package io.txoutbox.webhook;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
@@ -34,6 +35,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
@@ -129,6 +131,7 @@ public final class WebhookPublisher implements Publisher {
     private final DeliveryMemory memory;
     private final int maxConcurrentRequests;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final Function<ClaimedEvent, Map<String, String>> messageHeaders;
 
     private WebhookPublisher(Builder b) {
         this.endpoints = List.copyOf(b.endpoints);
@@ -138,6 +141,11 @@ public final class WebhookPublisher implements Publisher {
         this.clock = b.clock;
         this.resolver = b.resolver;
         this.maxConcurrentRequests = b.maxConcurrentRequests;
+        if (b.cloudEvents == null) {
+            this.messageHeaders = MessageHeaders::of;
+        } else {
+            this.messageHeaders = new CloudEventsHeaders(b.cloudEvents);
+        }
         if (b.executor == null) {
             this.ownExecutor = Executors.newCachedThreadPool(threads());
             this.executor = ownExecutor;
@@ -317,7 +325,7 @@ public final class WebhookPublisher implements Publisher {
                 .timeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
                 .body(new BytesRequestContent(contentType, event.payload()));
         Map<String, String[]> headers = new LinkedHashMap<>();
-        for (Map.Entry<String, String> h : MessageHeaders.of(event).entrySet()) {
+        for (Map.Entry<String, String> h : messageHeaders.apply(event).entrySet()) {
             String key = h.getKey().toLowerCase(Locale.ROOT);
             if (!SKIPPED_HEADERS.contains(key)) {
                 headers.putIfAbsent(key, new String[] {h.getKey(), h.getValue()});
@@ -500,6 +508,7 @@ public final class WebhookPublisher implements Publisher {
         private Executor executor;
         private AddressPolicy.Resolver resolver = AddressPolicy.Resolver.SYSTEM;
         private ClientConnector connector;
+        private CloudEventsMapping cloudEvents;
 
         private Builder() {}
 
@@ -592,6 +601,23 @@ public final class WebhookPublisher implements Publisher {
             return this;
         }
 
+        /**
+         * Sends every event as a CloudEvent in the HTTP binding's binary content mode: the attributes as
+         * {@code ce-} headers ({@code ce-id} = event id, {@code ce-type}, {@code ce-source}, {@code
+         * ce-subject} = aggregate id, {@code ce-time}, {@code ce-specversion}, {@code ce-eventversion}),
+         * {@code datacontenttype} as {@code Content-Type}, the body (and so the signature) unchanged; the
+         * headers that are not attributes and the Standard Webhooks headers stay as they are. Needs {@code
+         * io.txoutbox:txoutbox-cloudevents} and {@code io.cloudevents:cloudevents-http-basic} on the class
+         * path. Default: off, the plain headers of {@link MessageHeaders}.
+         *
+         * @param mapping the CloudEvents mapping (its {@code source} above all)
+         * @return this builder
+         */
+        public Builder cloudEvents(CloudEventsMapping mapping) {
+            this.cloudEvents = Objects.requireNonNull(mapping, "mapping");
+            return this;
+        }
+
         /** For tests: resolves host names for the private-network check and the connection. */
         Builder resolver(AddressPolicy.Resolver resolver) {
             this.resolver = resolver;
@@ -611,6 +637,12 @@ public final class WebhookPublisher implements Publisher {
          *     networks are not allowed
          */
         public WebhookPublisher build() {
+            if (cloudEvents != null && !onClassPath("io.cloudevents.http.HttpMessageFactory")) {
+                throw new OutboxValidationException(
+                        "WebhookPublisher.cloudEvents",
+                        null,
+                        "WebhookPublisher.cloudEvents needs io.cloudevents:cloudevents-http-basic on the class path");
+            }
             if (endpoints.isEmpty()) {
                 throw new OutboxValidationException(
                         "WebhookPublisher.endpoint", null, "WebhookPublisher has no endpoint: add endpoint(...)");
@@ -650,6 +682,15 @@ public final class WebhookPublisher implements Publisher {
             WebhookPublisher publisher = new WebhookPublisher(this);
             log.info("webhook publisher built: {}", publisher);
             return publisher;
+        }
+
+        private static boolean onClassPath(String className) {
+            try {
+                Class.forName(className, false, WebhookPublisher.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException | LinkageError e) {
+                return false;
+            }
         }
 
         private static void refuseLiteral(WebhookEndpoint endpoint) {

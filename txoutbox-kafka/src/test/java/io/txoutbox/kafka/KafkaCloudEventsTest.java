@@ -1,0 +1,120 @@
+package io.txoutbox.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.cloudevents.CloudEvent;
+import io.cloudevents.SpecVersion;
+import io.cloudevents.core.message.Encoding;
+import io.cloudevents.core.message.MessageReader;
+import io.cloudevents.kafka.CloudEventDeserializer;
+import io.cloudevents.kafka.KafkaMessageFactory;
+import io.txoutbox.OutboxValidationException;
+import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.Outcome;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.test.kafka.KafkaBroker;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The opt-in CloudEvents format, read back from the real broker with the CloudEvents SDK's Kafka readers. */
+@ExtendWith(RealKafka.class)
+class KafkaCloudEventsTest {
+    private static final CloudEventsMapping MAPPING = CloudEventsMapping.source("https://orders.example.com/outbox");
+
+    @Test
+    void events_arrive_as_binary_mode_cloudevents_that_the_sdk_reads_back() throws Exception {
+        String topic = KafkaBroker.newTopic("ce");
+        RealKafka.broker().createTopic(topic, 1);
+        ClaimedEvent placed = event("o-1", topic, "{\"total\": 12}");
+        ClaimedEvent paid = event("o-2", topic, "{\"paid\":true}");
+        try (TopicReader reader = new TopicReader(RealKafka.broker().bootstrapServers(), topic);
+                KafkaPublisher publisher = KafkaPublisher.builder()
+                        .bootstrapServers(RealKafka.broker().bootstrapServers())
+                        .cloudEvents(MAPPING)
+                        .build()) {
+            assertThat(publisher
+                            .publish(List.of(placed, paid))
+                            .toCompletableFuture()
+                            .get(30, TimeUnit.SECONDS))
+                    .extracting(PublishOutcome::outcome)
+                    .containsOnly(Outcome.PUBLISHED);
+            await().atMost(Duration.ofSeconds(20)).until(() -> reader.records().size() >= 2);
+
+            ConsumerRecord<byte[], byte[]> record = reader.records().get(0);
+            MessageReader message = KafkaMessageFactory.createReader(record);
+            assertThat(message.getEncoding()).isEqualTo(Encoding.BINARY);
+            assertMapped(message.toEvent(), placed);
+            try (CloudEventDeserializer deserializer = new CloudEventDeserializer()) {
+                ConsumerRecord<byte[], byte[]> next = reader.records().get(1);
+                assertMapped(deserializer.deserialize(topic, next.headers(), next.value()), paid);
+            }
+
+            Map<String, String> headers = TopicReader.headers(record);
+            assertThat(headers)
+                    .as("the Kafka binding's names, and the headers that are not attributes beside them")
+                    .containsEntry("ce_id", placed.id().toString())
+                    .containsEntry("ce_specversion", "1.0")
+                    .containsEntry("ce_subject", "o-1")
+                    .containsEntry("ce_eventversion", "2")
+                    .containsEntry("content-type", "application/json")
+                    .containsEntry("traceparent", placed.traceparent())
+                    .containsEntry("aggregate-type", "order")
+                    .containsEntry("x-own", "mine")
+                    .doesNotContainKeys("event-id", "event-type", "event-version");
+            assertThat(new String(record.key(), StandardCharsets.UTF_8)).isEqualTo("o-1");
+        }
+    }
+
+    @Test
+    void cloud_events_need_a_valid_source() {
+        assertThatThrownBy(() -> KafkaPublisher.builder()
+                        .bootstrapServers("localhost:9")
+                        .cloudEvents(CloudEventsMapping.source("not a uri"))
+                        .build())
+                .isInstanceOf(OutboxValidationException.class)
+                .hasMessageContaining("CloudEventsMapping.source");
+    }
+
+    static void assertMapped(CloudEvent ce, ClaimedEvent event) {
+        assertThat(ce.getSpecVersion()).isEqualTo(SpecVersion.V1);
+        assertThat(ce.getId()).isEqualTo(event.id().toString());
+        assertThat(ce.getType()).isEqualTo(event.eventType());
+        assertThat(ce.getSource()).isEqualTo(URI.create("https://orders.example.com/outbox"));
+        assertThat(ce.getSubject()).isEqualTo(event.aggregateId());
+        assertThat(ce.getTime()).isEqualTo(event.createdAt().atOffset(ZoneOffset.UTC));
+        assertThat(ce.getDataContentType()).isEqualTo(event.contentType());
+        assertThat(ce.getExtension(CloudEventsMapping.VERSION_EXTENSION)).isIn(2, "2");
+        assertThat(ce.getData().toBytes()).isEqualTo(event.payload());
+    }
+
+    static ClaimedEvent event(String aggregateId, String topic, String json) {
+        return new ClaimedEvent(
+                UUID.randomUUID(),
+                "order",
+                aggregateId,
+                "order.placed",
+                2,
+                json.getBytes(StandardCharsets.UTF_8),
+                "application/json",
+                Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "x-own", "mine"),
+                null,
+                topic,
+                Instant.now().truncatedTo(ChronoUnit.MICROS),
+                1,
+                null);
+    }
+}

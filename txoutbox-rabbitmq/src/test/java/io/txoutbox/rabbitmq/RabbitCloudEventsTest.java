@@ -1,0 +1,152 @@
+package io.txoutbox.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.SpecVersion;
+import io.cloudevents.core.data.BytesCloudEventData;
+import io.cloudevents.core.message.impl.BaseGenericBinaryMessageReaderImpl;
+import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.Outcome;
+import io.txoutbox.spi.PublishOutcome;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The opt-in CloudEvents format against the local RabbitMQ: the message is read back from a queue and
+ * parsed by the CloudEvents SDK's generic binary reader, told only what the AMQP binding says (the {@code
+ * cloudEvents_} or {@code cloudEvents:} prefix, {@code content-type} for {@code datacontenttype}).
+ */
+class RabbitCloudEventsTest {
+    private static final String HOST = env("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
+    private static final int PORT = Integer.parseInt(env("TXOUTBOX_RABBIT_PORT", "5672"));
+
+    @Test
+    void messages_arrive_as_binary_mode_cloudevents_of_the_amqp_binding() throws Exception {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost(HOST);
+        factory.setPort(PORT);
+        String queue =
+                "txoutbox-ce-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
+        ClaimedEvent event = event(queue);
+        try (Connection connection = factory.newConnection("txoutbox-ce-test");
+                Channel channel = connection.createChannel()) {
+            channel.queueDeclare(queue, false, false, true, null);
+            try (RabbitPublisher publisher = RabbitPublisher.builder()
+                    .host(HOST)
+                    .port(PORT)
+                    .cloudEvents(CloudEventsMapping.source("/orders"))
+                    .build()) {
+                assertThat(publisher
+                                .publish(List.of(event))
+                                .toCompletableFuture()
+                                .get(30, TimeUnit.SECONDS))
+                        .extracting(PublishOutcome::outcome)
+                        .containsExactly(Outcome.PUBLISHED);
+            }
+            AtomicReference<GetResponse> got = new AtomicReference<>();
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                got.set(channel.basicGet(queue, true));
+                return got.get() != null;
+            });
+            channel.queueDelete(queue);
+
+            AMQP.BasicProperties props = got.get().getProps();
+            CloudEvent ce = read(props, got.get().getBody());
+            assertThat(ce.getSpecVersion()).isEqualTo(SpecVersion.V1);
+            assertThat(ce.getId()).isEqualTo(event.id().toString());
+            assertThat(ce.getType()).isEqualTo("order.placed");
+            assertThat(ce.getSource()).isEqualTo(URI.create("/orders"));
+            assertThat(ce.getSubject()).isEqualTo("o-1");
+            assertThat(ce.getTime()).isEqualTo(event.createdAt().atOffset(ZoneOffset.UTC));
+            assertThat(ce.getDataContentType()).isEqualTo("application/json");
+            assertThat(ce.getExtension(CloudEventsMapping.VERSION_EXTENSION)).isEqualTo("3");
+            assertThat(ce.getData().toBytes()).isEqualTo(event.payload());
+
+            assertThat(props.getMessageId()).isEqualTo(event.id().toString());
+            assertThat(props.getHeaders())
+                    .as("the other headers stay beside the attributes")
+                    .containsKeys("traceparent", "aggregate-type", "cloudEvents_id")
+                    .doesNotContainKeys("event-id", "event-type", "content-type");
+        }
+    }
+
+    /** Reads a binary-mode AMQP message as the binding defines it; fails when a required attribute is missing. */
+    static CloudEvent read(AMQP.BasicProperties props, byte[] body) {
+        Map<String, Object> headers = props.getHeaders();
+        Object version = headers.get("cloudEvents_specversion");
+        if (version == null) {
+            version = headers.get("cloudEvents:specversion");
+        }
+        assertThat(version).as("cloudEvents_specversion").isNotNull();
+        return new BaseGenericBinaryMessageReaderImpl<String, Object>(
+                SpecVersion.parse(version.toString()), BytesCloudEventData.wrap(body)) {
+            @Override
+            protected boolean isContentTypeHeader(String key) {
+                return key.equals("content_type");
+            }
+
+            @Override
+            protected boolean isCloudEventsHeader(String key) {
+                return key.startsWith("cloudEvents_") || key.startsWith("cloudEvents:");
+            }
+
+            @Override
+            protected String toCloudEventsKey(String key) {
+                return key.substring("cloudEvents_".length());
+            }
+
+            @Override
+            protected void forEachHeader(BiConsumer<String, Object> fn) {
+                headers.forEach(fn);
+                fn.accept("content_type", props.getContentType());
+            }
+
+            @Override
+            protected String toCloudEventsValue(Object value) {
+                return value.toString();
+            }
+        }.toEvent();
+    }
+
+    private static ClaimedEvent event(String queue) {
+        return new ClaimedEvent(
+                UUID.randomUUID(),
+                "order",
+                "o-1",
+                "order.placed",
+                3,
+                "{\"total\": 12}".getBytes(StandardCharsets.UTF_8),
+                "application/json",
+                Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+                null,
+                queue,
+                Instant.now().truncatedTo(ChronoUnit.MICROS),
+                1,
+                null);
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}
