@@ -145,6 +145,7 @@ public interface Outbox {
         boolean createSchemaIfMissing;
         boolean validateSchema = true;
         DeadHeadPolicy ordered;
+        boolean changeDataCapture;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -222,6 +223,25 @@ public interface Outbox {
         }
 
         /**
+         * Change-data-capture mode, for a table that a connector (Debezium's outbox event router) reads
+         * from the database's change stream instead of a relay: append inserts each event and deletes it
+         * again in the same transaction. The change stream carries every committed INSERT, and the table
+         * stays empty, so nothing is left to vacuum. Relays are refused on such an outbox ({@link
+         * Relay.Builder#build()}), an event with a delay or a future {@code availableAt} is refused at
+         * append (the connector publishes at commit), and {@link OutboxStats#changeDataCapture()} says
+         * so. The table is the same in both modes, so producers can move between them while a relay and
+         * a connector overlap; the procedure is in the txoutbox-debezium module's README.
+         *
+         * @param changeDataCapture true for a table read by a change-data-capture connector (default
+         *     false: relays read the table)
+         * @return this builder
+         */
+        public Builder changeDataCapture(boolean changeDataCapture) {
+            this.changeDataCapture = changeDataCapture;
+            return this;
+        }
+
+        /**
          * @param create create the table at {@link #build()} if it does not exist (default false: use
          *     your migrations in production)
          * @return this builder
@@ -256,6 +276,14 @@ public interface Outbox {
                         "1.." + MAX_PAYLOAD_BYTES_LIMIT,
                         "Outbox.Builder.maxPayloadBytes is " + maxPayloadBytes + "; it must be between 1 and "
                                 + MAX_PAYLOAD_BYTES_LIMIT + " (64 MiB)");
+            }
+            if (changeDataCapture && ordered != null) {
+                throw new OutboxValidationException(
+                        "Outbox.Builder.ordered",
+                        null,
+                        "Outbox.Builder.ordered and Outbox.Builder.changeDataCapture contradict each other:"
+                                + " ordered mode governs what relays claim, and a table in change-data-capture"
+                                + " mode has no relay (the connector reads the change stream in commit order)");
             }
             return new DefaultOutbox(this, OutboxTable.of(table).withColumns(columns));
         }

@@ -50,10 +50,14 @@ public final class JdbcOutboxStore implements OutboxStore {
     /** Longest error text kept in {@code last_error}. */
     static final int MAX_ERROR_CHARS = 4_000;
 
+    /** Ids per DELETE of change-data-capture mode: one statement for any usual batch. */
+    static final int CDC_DELETE_CHUNK = 1_000;
+
     private final DataSource dataSource;
     private final OutboxTable table;
     private final Dialect dialect;
     private final DeadHeadPolicy ordered;
+    private final boolean changeDataCapture;
     private final Binder bind;
     private final String insertSql;
     private final String claimSql;
@@ -65,11 +69,17 @@ public final class JdbcOutboxStore implements OutboxStore {
     private final String statsSql;
     private final List<Runnable> subscribers = new CopyOnWriteArrayList<>();
 
-    private JdbcOutboxStore(DataSource dataSource, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
+    private JdbcOutboxStore(
+            DataSource dataSource,
+            OutboxTable table,
+            Dialect dialect,
+            DeadHeadPolicy ordered,
+            boolean changeDataCapture) {
         this.dataSource = dataSource;
         this.table = table;
         this.dialect = dialect;
         this.ordered = ordered;
+        this.changeDataCapture = changeDataCapture;
         this.bind = new Binder(dialect);
         this.insertSql = render(dialect.insert());
         this.claimSql = dialect.claim() == null ? null : render(dialect.claim());
@@ -114,10 +124,33 @@ public final class JdbcOutboxStore implements OutboxStore {
      */
     public static JdbcOutboxStore create(
             DataSource dataSource, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
+        return create(dataSource, table, dialect, ordered, false);
+    }
+
+    /**
+     * @param dataSource where the table lives
+     * @param table the table and its column names
+     * @param dialect the database's SQL
+     * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
+     * @param changeDataCapture whether append deletes each inserted row in the same transaction, for a
+     *     table read by a change-data-capture connector instead of relays
+     * @return the store
+     */
+    public static JdbcOutboxStore create(
+            DataSource dataSource,
+            OutboxTable table,
+            Dialect dialect,
+            DeadHeadPolicy ordered,
+            boolean changeDataCapture) {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource is required");
         }
-        return new JdbcOutboxStore(dataSource, table, dialect, ordered);
+        return new JdbcOutboxStore(dataSource, table, dialect, ordered, changeDataCapture);
+    }
+
+    @Override
+    public boolean changeDataCapture() {
+        return changeDataCapture;
     }
 
     /** @return the dead-head policy of ordered mode, or {@code null} when unordered */
@@ -217,8 +250,30 @@ public final class JdbcOutboxStore implements OutboxStore {
             } else {
                 ps.executeUpdate();
             }
+            if (changeDataCapture) {
+                deleteAppended(connection, events);
+            }
         } catch (SQLException e) {
             throw SqlExceptions.translate("append", table(), e);
+        }
+    }
+
+    /**
+     * Change-data-capture mode: the rows just inserted are deleted in the same transaction, so the
+     * change stream carries each INSERT while the table stays empty (nothing to vacuum, no relay
+     * needed). A connector skips the DELETEs (see the module txoutbox-debezium).
+     */
+    private void deleteAppended(Connection connection, List<OutboxEvent> events) throws SQLException {
+        for (int from = 0; from < events.size(); from += CDC_DELETE_CHUNK) {
+            List<OutboxEvent> chunk = events.subList(from, Math.min(events.size(), from + CDC_DELETE_CHUNK));
+            String sql = render("DELETE FROM {table} WHERE {id} IN (" + Binder.placeholders(chunk.size()) + ")");
+            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+                int i = 1;
+                for (OutboxEvent e : chunk) {
+                    bind.setId(ps, i++, e.id());
+                }
+                ps.executeUpdate();
+            }
         }
     }
 
@@ -525,7 +580,16 @@ public final class JdbcOutboxStore implements OutboxStore {
             }
             Duration age = oldest == null || oldest.isAfter(now) ? Duration.ZERO : Duration.between(oldest, now);
             return new OutboxStats(
-                    pending, inFlight, retrying, dead, published, age, byType, blockedAggregates, blockedEvents);
+                    pending,
+                    inFlight,
+                    retrying,
+                    dead,
+                    published,
+                    age,
+                    byType,
+                    blockedAggregates,
+                    blockedEvents,
+                    changeDataCapture);
         });
     }
 
