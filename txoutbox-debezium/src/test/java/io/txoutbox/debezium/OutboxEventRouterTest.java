@@ -1,0 +1,202 @@
+package io.txoutbox.debezium;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.txoutbox.Outbox;
+import io.txoutbox.OutboxEvent;
+import io.txoutbox.jdbc.OutboxTable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.UnaryOperator;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The real Debezium engine (PostgreSQL connector, pgoutput, the outbox event router) reads a table that
+ * txoutbox producers write, configured with exactly what {@link DebeziumOutboxConfig} generates: every
+ * committed event arrives once, with its id, key, route, type, payload bytes and headers, in per-aggregate
+ * order; nothing of a rolled-back transaction arrives.
+ */
+class OutboxEventRouterTest {
+    private final List<AutoCloseable> opened = new ArrayList<>();
+    private final List<Runnable> cleanup = new ArrayList<>();
+
+    /** How the producers' outbox is built. */
+    enum TableMode {
+        /** The relay's table with Debezium's column names ({@code Columns.DEBEZIUM}); rows stay. */
+        RELAY_TABLE_DEBEZIUM_COLUMNS(OutboxTable.Columns.DEBEZIUM, false),
+        /** The relay's table with txoutbox's column names and the router's table.field.* settings. */
+        RELAY_TABLE_TXOUTBOX_COLUMNS(OutboxTable.Columns.DEFAULT, false),
+        /** Change-data-capture mode: append deletes each row in its transaction; the table stays empty. */
+        CHANGE_DATA_CAPTURE(OutboxTable.Columns.DEFAULT, true);
+
+        final OutboxTable.Columns columns;
+        final boolean cdc;
+
+        TableMode(OutboxTable.Columns columns, boolean cdc) {
+            this.columns = columns;
+            this.cdc = cdc;
+        }
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            opened.get(i).close();
+        }
+        cleanup.forEach(Runnable::run);
+    }
+
+    @ParameterizedTest
+    @EnumSource(TableMode.class)
+    void every_committed_event_arrives_once_with_its_id_key_route_type_payload_and_headers(TableMode mode)
+            throws Exception {
+        String table = newTable();
+        Outbox outbox = outbox(table, mode.columns, mode.cdc);
+        DebeziumOutboxConfig config = connect(outbox, UnaryOperator.identity());
+        Capture capture = capture(config);
+
+        Producers producers = new Producers();
+        producers.run(LogicalPostgres.dataSource(), 4, 175, tx -> outbox, null);
+        OutboxEvent sentinel = outbox.inTransaction(c -> outbox.append(c, Producers.sentinel()));
+
+        List<OutboxEvent> committed = producers.committed();
+        awaitArrival(capture, sentinel.id());
+        List<Capture.Message> messages = capture.messages();
+        assertThat(committed).hasSizeGreaterThan(800);
+        assertThat(messages.stream().map(Capture.Message::eventId))
+                .as("every committed event once, nothing of the rolled-back ones, then the sentinel")
+                .doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(withSentinel(committed, sentinel))
+                .doesNotContainAnyElementsOf(
+                        producers.rolledBack().stream().map(OutboxEvent::id).toList());
+        List<OutboxEvent> expected = new ArrayList<>(committed);
+        expected.add(sentinel);
+        Delivered.assertCarried(expected, messages, OutboxEvent::aggregateType, UnaryOperator.identity());
+        assertThat(LogicalPostgres.queryLong("SELECT count(*) FROM " + table))
+                .as(mode.cdc ? "CDC mode leaves the table empty" : "no relay runs: the rows stay")
+                .isEqualTo(mode.cdc ? 0 : committed.size() + 1);
+    }
+
+    @Test
+    void a_configuration_that_routes_by_destination_sends_each_event_to_its_destination() throws Exception {
+        String table = newTable();
+        Outbox outbox = outbox(table, OutboxTable.Columns.DEFAULT, true);
+        DebeziumOutboxConfig config = connect(outbox, b -> b.routeByDestination(true));
+        Capture capture = capture(config);
+
+        Producers producers = new Producers();
+        producers.run(LogicalPostgres.dataSource(), 2, 30, tx -> outbox, "billing-events");
+        OutboxEvent sentinel = outbox.inTransaction(c -> outbox.append(
+                c,
+                OutboxEvent.builder("test.sentinel")
+                        .aggregate("sentinel", "end")
+                        .jsonPayload("{}")
+                        .destination("billing-events")
+                        .build()));
+        awaitArrival(capture, sentinel.id());
+
+        List<OutboxEvent> expected = new ArrayList<>(producers.committed());
+        expected.add(sentinel);
+        assertThat(capture.messages()).hasSize(expected.size());
+        Delivered.assertCarried(expected, capture.messages(), OutboxEvent::destination, UnaryOperator.identity());
+    }
+
+    @Test
+    void debezium_server_properties_run_the_engine_as_generated() throws Exception {
+        String table = newTable();
+        Outbox outbox = outbox(table, OutboxTable.Columns.DEBEZIUM, true);
+        DebeziumOutboxConfig config = connect(outbox, UnaryOperator.identity());
+        Capture capture = Capture.debeziumServer(config.debeziumServerProperties(), table);
+        opened.add(capture);
+
+        Producers producers = new Producers();
+        producers.run(LogicalPostgres.dataSource(), 2, 40, tx -> outbox, null);
+        OutboxEvent sentinel = outbox.inTransaction(c -> outbox.append(c, Producers.sentinel()));
+        awaitArrival(capture, sentinel.id());
+
+        List<OutboxEvent> expected = new ArrayList<>(producers.committed());
+        expected.add(sentinel);
+        assertThat(capture.messages()).hasSize(expected.size());
+        Delivered.assertCarried(expected, capture.messages(), OutboxEvent::aggregateType, UnaryOperator.identity());
+    }
+
+    static void awaitArrival(Capture capture, UUID id) {
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    if (capture.failure() != null) {
+                        throw new AssertionError("the Debezium engine stopped: " + capture.failure());
+                    }
+                    return capture.messages().stream().anyMatch(m -> m.eventId().equals(id));
+                });
+    }
+
+    private static List<UUID> withSentinel(List<OutboxEvent> committed, OutboxEvent sentinel) {
+        List<UUID> ids = new ArrayList<>(committed.stream().map(OutboxEvent::id).toList());
+        ids.add(sentinel.id());
+        return ids;
+    }
+
+    String newTable() {
+        String table =
+                "dbz_" + getClass().getSimpleName().toLowerCase(Locale.ROOT).substring(0, 6) + "_"
+                        + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
+        cleanup.add(() -> LogicalPostgres.execute(
+                "DROP TABLE IF EXISTS " + table + " CASCADE",
+                "DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE"));
+        return table;
+    }
+
+    static Outbox outbox(String table, OutboxTable.Columns columns, boolean cdc) {
+        DataSource ds = LogicalPostgres.dataSource();
+        return Outbox.builder(ds)
+                .table(table)
+                .columns(columns)
+                .createSchemaIfMissing(true)
+                .changeDataCapture(cdc)
+                .build();
+    }
+
+    /**
+     * The documented first steps: the publication, then the slot, from the generated configuration.
+     *
+     * @return the configuration, whose slot and publication are dropped after the test
+     */
+    DebeziumOutboxConfig connect(Outbox outbox, UnaryOperator<DebeziumOutboxConfig.Builder> customize) {
+        DebeziumOutboxConfig config = customize
+                .apply(DebeziumOutboxConfig.builder(outbox)
+                        .database("localhost", LogicalPostgres.port(), "postgres", "postgres", "unused")
+                        .topicPrefix(outbox.table()))
+                .build();
+        LogicalPostgres.execute(config.createPublicationSql());
+        LogicalPostgres.queryString(config.createSlotSql());
+        cleanup.add(0, () -> dropSlotAndPublication(config));
+        return config;
+    }
+
+    /** The engine has stopped, but its walsender may linger a moment holding the slot. */
+    static void dropSlotAndPublication(DebeziumOutboxConfig config) {
+        String slot = config.connectorProperties().get("slot.name");
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> LogicalPostgres.queryLong(
+                                "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '" + slot + "'")
+                        == 0);
+        config.dropSql().forEach(LogicalPostgres::execute);
+    }
+
+    Capture capture(DebeziumOutboxConfig config) {
+        Capture capture = Capture.kafkaConnect(
+                config.kafkaConnectProperties(), config.table().name());
+        opened.add(capture);
+        return capture;
+    }
+}
