@@ -49,6 +49,7 @@ final class Capture implements AutoCloseable {
 
     private final List<Message> messages = new ArrayList<>();
     private final AtomicReference<String> failure = new AtomicReference<>();
+    private volatile boolean completed;
     private final ExecutorService executor;
     private final AutoCloseable engine;
 
@@ -191,6 +192,7 @@ final class Capture implements AutoCloseable {
     }
 
     private void finished(boolean success, String message, Throwable error) {
+        completed = true;
         if (!success || error != null) {
             StringBuilder why = new StringBuilder(String.valueOf(message));
             for (Throwable t = error; t != null; t = t.getCause()) {
@@ -212,7 +214,9 @@ final class Capture implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        engine.close();
+        if (!completed) {
+            engine.close();
+        }
         executor.shutdown();
         if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("the Debezium engine did not stop within 30 s");

@@ -1,20 +1,13 @@
 package io.txoutbox.debezium;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.jdbc.OutboxTable;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.UnaryOperator;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -25,10 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * committed event arrives once, with its id, key, route, type, payload bytes and headers, in per-aggregate
  * order; nothing of a rolled-back transaction arrives.
  */
-class OutboxEventRouterTest {
-    private final List<AutoCloseable> opened = new ArrayList<>();
-    private final List<Runnable> cleanup = new ArrayList<>();
-
+class OutboxEventRouterTest extends EngineTest {
     /** How the producers' outbox is built. */
     enum TableMode {
         /** The relay's table with Debezium's column names ({@code Columns.DEBEZIUM}); rows stay. */
@@ -45,14 +35,6 @@ class OutboxEventRouterTest {
             this.columns = columns;
             this.cdc = cdc;
         }
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        for (int i = opened.size() - 1; i >= 0; i--) {
-            opened.get(i).close();
-        }
-        cleanup.forEach(Runnable::run);
     }
 
     @ParameterizedTest
@@ -127,76 +109,5 @@ class OutboxEventRouterTest {
         expected.add(sentinel);
         assertThat(capture.messages()).hasSize(expected.size());
         Delivered.assertCarried(expected, capture.messages(), OutboxEvent::aggregateType, UnaryOperator.identity());
-    }
-
-    static void awaitArrival(Capture capture, UUID id) {
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(50))
-                .until(() -> {
-                    if (capture.failure() != null) {
-                        throw new AssertionError("the Debezium engine stopped: " + capture.failure());
-                    }
-                    return capture.messages().stream().anyMatch(m -> m.eventId().equals(id));
-                });
-    }
-
-    private static List<UUID> withSentinel(List<OutboxEvent> committed, OutboxEvent sentinel) {
-        List<UUID> ids = new ArrayList<>(committed.stream().map(OutboxEvent::id).toList());
-        ids.add(sentinel.id());
-        return ids;
-    }
-
-    String newTable() {
-        String table =
-                "dbz_" + getClass().getSimpleName().toLowerCase(Locale.ROOT).substring(0, 6) + "_"
-                        + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
-        cleanup.add(() -> LogicalPostgres.execute(
-                "DROP TABLE IF EXISTS " + table + " CASCADE",
-                "DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE"));
-        return table;
-    }
-
-    static Outbox outbox(String table, OutboxTable.Columns columns, boolean cdc) {
-        DataSource ds = LogicalPostgres.dataSource();
-        return Outbox.builder(ds)
-                .table(table)
-                .columns(columns)
-                .createSchemaIfMissing(true)
-                .changeDataCapture(cdc)
-                .build();
-    }
-
-    /**
-     * The documented first steps: the publication, then the slot, from the generated configuration.
-     *
-     * @return the configuration, whose slot and publication are dropped after the test
-     */
-    DebeziumOutboxConfig connect(Outbox outbox, UnaryOperator<DebeziumOutboxConfig.Builder> customize) {
-        DebeziumOutboxConfig config = customize
-                .apply(DebeziumOutboxConfig.builder(outbox)
-                        .database("localhost", LogicalPostgres.port(), "postgres", "postgres", "unused")
-                        .topicPrefix(outbox.table()))
-                .build();
-        LogicalPostgres.execute(config.createPublicationSql());
-        LogicalPostgres.queryString(config.createSlotSql());
-        cleanup.add(0, () -> dropSlotAndPublication(config));
-        return config;
-    }
-
-    /** The engine has stopped, but its walsender may linger a moment holding the slot. */
-    static void dropSlotAndPublication(DebeziumOutboxConfig config) {
-        String slot = config.connectorProperties().get("slot.name");
-        await().atMost(Duration.ofSeconds(30))
-                .until(() -> LogicalPostgres.queryLong(
-                                "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '" + slot + "'")
-                        == 0);
-        config.dropSql().forEach(LogicalPostgres::execute);
-    }
-
-    Capture capture(DebeziumOutboxConfig config) {
-        Capture capture = Capture.kafkaConnect(
-                config.kafkaConnectProperties(), config.table().name());
-        opened.add(capture);
-        return capture;
     }
 }
