@@ -68,7 +68,7 @@ final class Producers {
         }
     }
 
-    private static OutboxEvent event(int thread, int tx, int n, Random random, String destination) {
+    static OutboxEvent event(int thread, int tx, int n, Random random, String destination) {
         String aggregateId = "agg-" + thread + "-" + (tx % 10);
         OutboxEvent.Builder b = OutboxEvent.builder(n == 0 ? "order.placed" : "order.line-added")
                 .aggregate(thread % 2 == 0 ? "order" : "payment", aggregateId)
