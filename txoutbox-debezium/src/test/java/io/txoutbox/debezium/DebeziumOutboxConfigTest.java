@@ -107,9 +107,12 @@ class DebeziumOutboxConfigTest {
         DebeziumOutboxConfig example = readmeExample();
         assertThat(readme)
                 .contains(example.kafkaConnectJson("shop-outbox"))
-                .contains(example.debeziumServerProperties())
-                .contains(example.createPublicationSql())
-                .contains(example.createSlotSql());
+                .contains(DebeziumOutboxConfig.builder(TABLE)
+                        .database("db.example.com", 5432, "shop", "debezium", "${PG_PASSWORD}")
+                        .topicPrefix("shop")
+                        .build()
+                        .debeziumServerProperties())
+                .contains(example.createPublicationSql() + ";\n" + example.createSlotSql() + ";\n");
     }
 
     private static java.util.List<String> problemsAfter(String key, String value) {
