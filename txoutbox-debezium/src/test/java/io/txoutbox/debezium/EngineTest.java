@@ -22,6 +22,8 @@ import org.junit.jupiter.api.AfterEach;
 abstract class EngineTest {
     final List<AutoCloseable> opened = new ArrayList<>();
     final List<Runnable> cleanup = new ArrayList<>();
+    /** Publish every operation (PostgreSQL's default), as an auto-created publication does. */
+    boolean fullPublication;
 
     @AfterEach
     void close() throws Exception {
@@ -84,7 +86,10 @@ abstract class EngineTest {
                         .database("localhost", LogicalPostgres.port(), "postgres", "postgres", "unused")
                         .topicPrefix(table.name()))
                 .build();
-        LogicalPostgres.execute(config.createPublicationSql());
+        LogicalPostgres.execute(
+                fullPublication
+                        ? config.createPublicationSql().replace(" WITH (publish = 'insert')", "")
+                        : config.createPublicationSql());
         LogicalPostgres.queryString(config.createSlotSql());
         cleanup.add(0, () -> dropSlotAndPublication(config));
         return config;

@@ -1,16 +1,23 @@
 package io.txoutbox.debezium;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.relay.Relay;
+import io.txoutbox.test.RecordingPublisher;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The real Debezium engine (PostgreSQL connector, pgoutput, the outbox event router) reads a table that
@@ -66,6 +73,46 @@ class OutboxEventRouterTest extends EngineTest {
         assertThat(LogicalPostgres.queryLong("SELECT count(*) FROM " + table))
                 .as(mode.cdc ? "CDC mode leaves the table empty" : "no relay runs: the rows stay")
                 .isEqualTo(mode.cdc ? 0 : committed.size() + 1);
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void updates_deletes_and_tombstones_in_the_stream_reach_no_consumer(boolean generatedSkips) throws Exception {
+        fullPublication = true;
+        String table = newTable();
+        Outbox relayMode = outbox(table, OutboxTable.Columns.DEFAULT, false);
+        Outbox cdc = outbox(table, OutboxTable.Columns.DEFAULT, true);
+        DebeziumOutboxConfig config = connect(relayMode, UnaryOperator.identity());
+        Map<String, String> props = new LinkedHashMap<>(config.kafkaConnectProperties());
+        if (!generatedSkips) {
+            // The connector's defaults: deletes and their tombstones reach the router, which must drop them.
+            props.remove("skipped.operations");
+            props.remove("tombstones.on.delete");
+        }
+        Capture capture = Capture.kafkaConnect(props, table);
+        opened.add(capture);
+        RecordingPublisher broker = new RecordingPublisher();
+        try (Relay relay =
+                relayMode.relay(broker).pollInterval(Duration.ofMillis(100)).build()) {
+            relay.start();
+            Producers producers = new Producers();
+            // Relay-mode rows are leased (UPDATE) and deleted by the relay; CDC-mode rows are deleted at append.
+            producers.run(LogicalPostgres.dataSource(), 2, 60, tx -> tx % 2 == 0 ? relayMode : cdc, null);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> LogicalPostgres.queryLong("SELECT count(*) FROM " + table) == 0);
+            OutboxEvent sentinel = cdc.inTransaction(c -> cdc.append(c, Producers.sentinel()));
+            awaitArrival(capture, sentinel.id());
+            List<OutboxEvent> expected = new ArrayList<>(producers.committed());
+            expected.add(sentinel);
+            assertThat(broker.publishedCount())
+                    .as("the relay published its rows")
+                    .isPositive();
+            assertThat(capture.messages())
+                    .as("one message per committed INSERT, no delete, update or tombstone")
+                    .hasSize(expected.size())
+                    .allSatisfy(m -> assertThat(m.value()).isNotNull());
+            Delivered.assertCarried(expected, capture.messages(), OutboxEvent::aggregateType, UnaryOperator.identity());
+        }
     }
 
     @Test
