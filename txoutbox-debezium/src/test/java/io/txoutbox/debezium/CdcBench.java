@@ -69,11 +69,13 @@ public final class CdcBench {
     private final List<String[]> rows = new ArrayList<>();
     private final int burst;
     private final int seconds;
+    private final int rounds;
 
-    private CdcBench(EmbeddedPostgres pg, int burst, int seconds) {
+    private CdcBench(EmbeddedPostgres pg, int burst, int seconds, int rounds) {
         this.pg = pg;
         this.burst = burst;
         this.seconds = seconds;
+        this.rounds = rounds;
     }
 
     /**
@@ -90,6 +92,17 @@ public final class CdcBench {
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
+        System.out.println(run(out, smoke));
+    }
+
+    /**
+     * Runs CDC1 and CDC2 and writes their section into {@code out}.
+     *
+     * @param smoke tiny sizes and one round: checks the harness, measures nothing
+     * @return the section as written
+     * @throws Exception when a measurement fails; nothing is written then
+     */
+    static String run(Path out, boolean smoke) throws Exception {
         String loadStart = uptime();
         Instant started = Instant.now();
         long t0 = System.nanoTime();
@@ -105,7 +118,7 @@ public final class CdcBench {
                 .setServerConfig("max_wal_size", "1GB")
                 .setOutputRedirector(ProcessBuilder.Redirect.DISCARD)
                 .start()) {
-            CdcBench bench = new CdcBench(pg, smoke ? 20_000 : 1_000_000, smoke ? 1 : 3);
+            CdcBench bench = new CdcBench(pg, smoke ? 5_000 : 1_000_000, smoke ? 1 : 3, smoke ? 1 : ROUNDS);
             String settings = bench.settings();
             bench.append();
             bench.capture();
@@ -113,7 +126,7 @@ public final class CdcBench {
             String md = bench.markdown(
                     settings, started, Duration.ofNanos(System.nanoTime() - t0), loadStart, uptime(), smoke);
             write(out, md);
-            System.out.println(md);
+            return md;
         }
     }
 
@@ -133,7 +146,7 @@ public final class CdcBench {
             variants.put("CDC mode", cdc);
             variants.put("CDC mode, no NOTIFY trigger", cdcQuiet);
             Map<String, Double> best = new LinkedHashMap<>();
-            for (int round = 0; round < ROUNDS; round++) {
+            for (int round = 0; round < rounds; round++) {
                 for (int events : new int[] {1, 10}) {
                     for (Map.Entry<String, Outbox> v : variants.entrySet()) {
                         exec("TRUNCATE " + orders + ", bench_relay, bench_cdc, bench_cdc_quiet");
@@ -451,7 +464,7 @@ public final class CdcBench {
                 .append(" warm-up, ")
                 .append(seconds)
                 .append(" s measured, best of ")
-                .append(ROUNDS)
+                .append(rounds)
                 .append(" rounds, the variants interleaved); no relay and no connector run meanwhile.\n");
         md.append("- **CDC2**: ")
                 .append(String.format("%,d", burst))
