@@ -41,7 +41,8 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
                 dialect,
                 b.ordered,
                 new WakeupOptions(b.notifyAfterCommit, b.notifyWindow, b.foreignWriterWakeups),
-                b.threadFactory);
+                b.threadFactory,
+                b.changeDataCapture);
         if (b.createSchemaIfMissing) {
             store.createSchema();
         }
@@ -65,6 +66,7 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
             return List.of();
         }
         EventScope current = scope.get();
+        Instant now = clock.instant();
         List<OutboxEvent> stamped = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
             OutboxEvent event = events.get(i);
@@ -73,11 +75,28 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
                         "events[" + i + "]", null, "events[" + i + "] is null; every appended event is required");
             }
             EventValidator.checkPayload(event, maxPayloadBytes);
+            if (store.changeDataCapture()) {
+                refuseDelay(event, i, now);
+            }
             stamped.add(stamp(event, current == null ? EventScope.EMPTY : current));
         }
         requireTransaction(connection);
-        store.append(connection, stamped, clock.instant());
+        store.append(connection, stamped, now);
         return stamped;
+    }
+
+    /** A connector publishes at commit: a delay would be silently ignored, so it is refused. */
+    private static void refuseDelay(OutboxEvent event, int index, Instant now) {
+        boolean delayed = event.delay() != null && !event.delay().isZero();
+        if (delayed || (event.availableAt() != null && event.availableAt().isAfter(now))) {
+            String field = delayed ? "delay" : "availableAt";
+            throw new OutboxValidationException(
+                    "OutboxEvent." + field,
+                    null,
+                    "events[" + index + "] (" + event.id() + ") has OutboxEvent." + field + " set, but the outbox is"
+                            + " in change-data-capture mode (Outbox.Builder.changeDataCapture): the connector"
+                            + " publishes at commit, so a delayed event cannot be honoured");
+        }
     }
 
     private static OutboxEvent stamp(OutboxEvent event, EventScope s) {
@@ -201,6 +220,7 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
     @Override
     public String toString() {
         return "Outbox[table=" + store.table() + ", dialect=" + store.dialect().name()
-                + (store.ordered() == null ? "" : ", ordered " + store.ordered()) + "]";
+                + (store.ordered() == null ? "" : ", ordered " + store.ordered())
+                + (store.changeDataCapture() ? ", change data capture" : "") + "]";
     }
 }

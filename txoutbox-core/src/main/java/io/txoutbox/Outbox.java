@@ -170,6 +170,7 @@ public interface Outbox extends AutoCloseable {
         Duration notifyWindow = WakeupOptions.DEFAULT_NOTIFY_WINDOW;
         boolean foreignWriterWakeups;
         ThreadFactory threadFactory;
+        boolean changeDataCapture;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -243,6 +244,25 @@ public interface Outbox extends AutoCloseable {
          */
         public Builder ordered(DeadHeadPolicy deadHead) {
             this.ordered = Objects.requireNonNull(deadHead, "deadHead");
+            return this;
+        }
+
+        /**
+         * Change-data-capture mode, for a table that a connector (Debezium's outbox event router) reads
+         * from the database's change stream instead of a relay: append inserts each event and deletes it
+         * again in the same transaction. The change stream carries every committed INSERT, and the table
+         * stays empty, so nothing is left to vacuum. Relays are refused on such an outbox ({@link
+         * Relay.Builder#build()}), an event with a delay or a future {@code availableAt} is refused at
+         * append (the connector publishes at commit), and {@link OutboxStats#changeDataCapture()} says
+         * so. The table is the same in both modes, so producers can move between them while a relay and
+         * a connector overlap; the procedure is in the txoutbox-debezium module's README.
+         *
+         * @param changeDataCapture true for a table read by a change-data-capture connector (default
+         *     false: relays read the table)
+         * @return this builder
+         */
+        public Builder changeDataCapture(boolean changeDataCapture) {
+            this.changeDataCapture = changeDataCapture;
             return this;
         }
 
@@ -340,6 +360,14 @@ public interface Outbox extends AutoCloseable {
                         "0.." + WakeupOptions.MAX_NOTIFY_WINDOW.toMillis() + " ms",
                         "Outbox.Builder.notifyWindow is " + notifyWindow + "; it must be between 0 and "
                                 + WakeupOptions.MAX_NOTIFY_WINDOW.toMillis() + " ms");
+            }
+            if (changeDataCapture && ordered != null) {
+                throw new OutboxValidationException(
+                        "Outbox.Builder.ordered",
+                        null,
+                        "Outbox.Builder.ordered and Outbox.Builder.changeDataCapture contradict each other:"
+                                + " ordered mode governs what relays claim, and a table in change-data-capture"
+                                + " mode has no relay (the connector reads the change stream in commit order)");
             }
             return new DefaultOutbox(this, OutboxTable.of(table).withColumns(columns));
         }

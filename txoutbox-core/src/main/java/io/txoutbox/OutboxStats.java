@@ -18,6 +18,9 @@ import java.util.Map;
  * @param blockedAggregates in ordered mode with {@link DeadHeadPolicy#BLOCK}: aggregates whose dead
  *     event holds back later pending events (0 otherwise)
  * @param blockedEvents pending events held back behind a dead event of their aggregate (0 otherwise)
+ * @param changeDataCapture whether the outbox is in change-data-capture mode ({@code
+ *     Outbox.Builder.changeDataCapture}): a connector reads the table's change stream, append deletes
+ *     each row in its own transaction, and every count is 0 because no row outlives its transaction
  */
 public record OutboxStats(
         long pending,
@@ -28,11 +31,48 @@ public record OutboxStats(
         Duration oldestPendingAge,
         Map<String, TypeStats> byType,
         long blockedAggregates,
-        long blockedEvents) {
+        long blockedEvents,
+        boolean changeDataCapture) {
 
     /** Copies the per-type map. */
     public OutboxStats {
         byType = Map.copyOf(byType);
+    }
+
+    /**
+     * Stats of a table read by relays (not in change-data-capture mode).
+     *
+     * @param pending waiting and not leased
+     * @param inFlight leased by a relay
+     * @param retrying waiting after at least one failure
+     * @param dead gave up
+     * @param published kept by retention
+     * @param oldestPendingAge the age of the oldest unpublished event
+     * @param byType the same counts per event type
+     * @param blockedAggregates aggregates held back by a dead head (ordered, {@code BLOCK})
+     * @param blockedEvents pending events held back behind a dead head
+     */
+    public OutboxStats(
+            long pending,
+            long inFlight,
+            long retrying,
+            long dead,
+            long published,
+            Duration oldestPendingAge,
+            Map<String, TypeStats> byType,
+            long blockedAggregates,
+            long blockedEvents) {
+        this(
+                pending,
+                inFlight,
+                retrying,
+                dead,
+                published,
+                oldestPendingAge,
+                byType,
+                blockedAggregates,
+                blockedEvents,
+                false);
     }
 
     /**

@@ -100,4 +100,12 @@ class H2ContractTest {
             return TestDatabase.H2;
         }
     }
+
+    @Nested
+    class ChangeDataCapture extends ChangeDataCaptureContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
 }

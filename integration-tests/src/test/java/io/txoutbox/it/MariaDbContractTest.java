@@ -100,4 +100,12 @@ class MariaDbContractTest {
             return TestDatabase.MARIADB;
         }
     }
+
+    @Nested
+    class ChangeDataCapture extends ChangeDataCaptureContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.MARIADB;
+        }
+    }
 }

@@ -100,4 +100,12 @@ class PostgresContractTest {
             return TestDatabase.POSTGRES;
         }
     }
+
+    @Nested
+    class ChangeDataCapture extends ChangeDataCaptureContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.POSTGRES;
+        }
+    }
 }

@@ -51,10 +51,14 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     /** Longest error text kept in {@code last_error}. */
     static final int MAX_ERROR_CHARS = 4_000;
 
+    /** Ids per DELETE of change-data-capture mode: one statement for any usual batch. */
+    static final int CDC_DELETE_CHUNK = 1_000;
+
     private final DataSource dataSource;
     private final OutboxTable table;
     private final Dialect dialect;
     private final DeadHeadPolicy ordered;
+    private final boolean changeDataCapture;
     private final Binder bind;
     private final String insertSql;
     private final String claimSql;
@@ -78,16 +82,18 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
             Dialect dialect,
             DeadHeadPolicy ordered,
             WakeupOptions wakeups,
-            ThreadFactory threadFactory) {
+            ThreadFactory threadFactory,
+            boolean changeDataCapture) {
         this.dataSource = dataSource;
         this.table = table;
         this.dialect = dialect;
         this.ordered = ordered;
         this.wakeups = wakeups;
-        this.notifier = dialect.notifySql() != null && wakeups.notifyAfterCommit()
+        this.notifier = dialect.notifySql() != null && wakeups.notifyAfterCommit() && !changeDataCapture
                 ? new PgNotifier(
                         dataSource, dialect.notifySql(), table.channel(), wakeups.notifyWindow(), threadFactory)
                 : null;
+        this.changeDataCapture = changeDataCapture;
         this.bind = new Binder(dialect);
         this.insertSql = render(dialect.insert());
         this.claimSql = dialect.claim() == null ? null : render(dialect.claim());
@@ -137,7 +143,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
      */
     public static JdbcOutboxStore create(
             DataSource dataSource, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
-        return create(dataSource, table, dialect, ordered, WakeupOptions.DEFAULT, null);
+        return create(dataSource, table, dialect, ordered, WakeupOptions.DEFAULT, null, false);
     }
 
     /**
@@ -148,6 +154,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
      * @param wakeups how relays of other processes are woken
      * @param threadFactory makes the notifier's thread, or {@code null} for a daemon thread named {@code
      *     txoutbox-notify-<table>}
+     * @param changeDataCapture whether append deletes each inserted row in the same transaction, for a
+     *     table read by a change-data-capture connector instead of relays (which then need no wake-ups)
      * @return the store; close it to stop its notifier
      */
     public static JdbcOutboxStore create(
@@ -156,7 +164,8 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
             Dialect dialect,
             DeadHeadPolicy ordered,
             WakeupOptions wakeups,
-            ThreadFactory threadFactory) {
+            ThreadFactory threadFactory,
+            boolean changeDataCapture) {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource is required");
         }
@@ -167,7 +176,12 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
                     t.setDaemon(true);
                     return t;
                 };
-        return new JdbcOutboxStore(dataSource, table, dialect, ordered, wakeups, threads);
+        return new JdbcOutboxStore(dataSource, table, dialect, ordered, wakeups, threads, changeDataCapture);
+    }
+
+    @Override
+    public boolean changeDataCapture() {
+        return changeDataCapture;
     }
 
     /** @return the dead-head policy of ordered mode, or {@code null} when unordered */
@@ -282,8 +296,30 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
             } else {
                 ps.executeUpdate();
             }
+            if (changeDataCapture) {
+                deleteAppended(connection, events);
+            }
         } catch (SQLException e) {
             throw SqlExceptions.translate("append", table(), e);
+        }
+    }
+
+    /**
+     * Change-data-capture mode: the rows just inserted are deleted in the same transaction, so the
+     * change stream carries each INSERT while the table stays empty (nothing to vacuum, no relay
+     * needed). A connector skips the DELETEs (see the module txoutbox-debezium).
+     */
+    private void deleteAppended(Connection connection, List<OutboxEvent> events) throws SQLException {
+        for (int from = 0; from < events.size(); from += CDC_DELETE_CHUNK) {
+            List<OutboxEvent> chunk = events.subList(from, Math.min(events.size(), from + CDC_DELETE_CHUNK));
+            String sql = render("DELETE FROM {table} WHERE {id} IN (" + Binder.placeholders(chunk.size()) + ")");
+            try (PreparedStatement ps = connection.prepareStatement(sql)) {
+                int i = 1;
+                for (OutboxEvent e : chunk) {
+                    bind.setId(ps, i++, e.id());
+                }
+                ps.executeUpdate();
+            }
         }
     }
 
@@ -702,7 +738,16 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
             }
             Duration age = oldest == null || oldest.isAfter(now) ? Duration.ZERO : Duration.between(oldest, now);
             return new OutboxStats(
-                    pending, inFlight, retrying, dead, published, age, byType, blockedAggregates, blockedEvents);
+                    pending,
+                    inFlight,
+                    retrying,
+                    dead,
+                    published,
+                    age,
+                    byType,
+                    blockedAggregates,
+                    blockedEvents,
+                    changeDataCapture);
         });
     }
 

@@ -307,7 +307,8 @@ public interface Relay extends AutoCloseable {
 
         /**
          * @return the relay, not started
-         * @throws OutboxValidationException naming a setting that is out of bounds or contradicts another
+         * @throws OutboxValidationException naming a setting that is out of bounds or contradicts another,
+         *     or {@code Outbox.Builder.changeDataCapture} when the outbox's table is read by a connector
          */
         public Relay build() {
             if (outbox == null) {
@@ -316,6 +317,16 @@ public interface Relay extends AutoCloseable {
             if (publisher == null) {
                 throw new OutboxValidationException(
                         "Relay.Builder.publisher", null, "Relay.Builder.publisher is missing");
+            }
+            if (outbox.store().changeDataCapture()) {
+                throw new OutboxValidationException(
+                        "Outbox.Builder.changeDataCapture",
+                        null,
+                        "txoutbox: no relay can be built on the outbox table '" + outbox.table()
+                                + "': its outbox is in change-data-capture mode (Outbox.Builder.changeDataCapture):"
+                                + " append deletes every row in its own transaction, so a connector reading the"
+                                + " change stream publishes the events, and a relay would find nothing."
+                                + " Build the relay from an outbox without changeDataCapture(true)");
             }
             if (name == null || !NAME.matcher(name).matches()) {
                 throw new OutboxValidationException(

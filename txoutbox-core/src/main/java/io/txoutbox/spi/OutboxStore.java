@@ -31,6 +31,15 @@ public interface OutboxStore {
     String table();
 
     /**
+     * @return whether the table is in change-data-capture mode: a connector reads its change stream,
+     *     {@link #append} deletes every row it inserts in the same transaction, and no relay may claim
+     *     from it (default false)
+     */
+    default boolean changeDataCapture() {
+        return false;
+    }
+
+    /**
      * Inserts validated events through the caller's connection, inside the caller's transaction. Never
      * commits, never opens a connection.
      *
