@@ -89,6 +89,12 @@ public final class BenchMain {
         }
         String loadEnd = Machine.loadAverage();
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        String when = started.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME) + ", load " + firstLoad(loadStart)
+                + " at the start";
+        for (Results.Row row : results.rows) {
+            results.measured.putIfAbsent(row.workload(), when);
+        }
+        keepOtherWorkloads(out, results);
         String md = Report.markdown(
                 results,
                 sizes,
@@ -106,6 +112,80 @@ public final class BenchMain {
             throw new IllegalStateException("cannot write " + out + ": " + e.getMessage(), e);
         }
         return results;
+    }
+
+    /**
+     * A run of some workloads ({@code --only}) keeps the numbers of the others from the file it rewrites:
+     * their rows are read back from its tables (each section is marked with its workload), with the date
+     * and load they were measured at, so the targets and sections of every workload stay in the report.
+     */
+    static void keepOtherWorkloads(Path out, Results results) throws IOException {
+        if (!Files.exists(out)) {
+            return;
+        }
+        java.util.Set<String> ran = new java.util.HashSet<>();
+        results.rows.forEach(r -> ran.add(r.workload()));
+        String workload = null;
+        String oldRun = null;
+        for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
+            if (line.startsWith("- **Date**: ") && oldRun == null) {
+                oldRun = line.substring("- **Date**: ".length()).strip();
+            }
+            if (line.startsWith("## ")) {
+                workload = legacyWorkload(line);
+            } else if (line.startsWith(Report.WORKLOAD_MARK)) {
+                workload = line.substring(Report.WORKLOAD_MARK.length(), line.indexOf(" -->")).strip();
+            } else if (line.startsWith("<!-- cdc:")) {
+                workload = null;
+            } else if (workload != null && !ran.contains(workload)) {
+                if (line.startsWith("_Measured ") && line.endsWith("._")) {
+                    results.measured.put(workload, line.substring("_Measured ".length(), line.length() - 2));
+                } else if (line.startsWith("| ") && !line.startsWith("| scenario ") && !line.startsWith("|---")) {
+                    String[] cells = line.substring(2, line.length() - 1).split(" \\| ", -1);
+                    if (cells.length >= 6) {
+                        try {
+                            double value = Double.parseDouble(cells[3].strip().replace(",", ""));
+                            if (oldRun != null) {
+                                results.measured.putIfAbsent(workload, "in the run of " + oldRun);
+                            }
+                            results.keep(new Results.Row(
+                                    workload,
+                                    cells[0].strip(),
+                                    cells[1].strip(),
+                                    cells[2].strip(),
+                                    value,
+                                    cells[4].strip(),
+                                    String.join(" | ", java.util.Arrays.copyOfRange(cells, 5, cells.length))
+                                            .strip()));
+                        } catch (NumberFormatException notARow) {
+                            // A table of another kind (targets): not a workload's row.
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Sections written before they carried a mark: their workload from the heading. */
+    private static String legacyWorkload(String heading) {
+        for (String w : List.of("W1", "W2", "W3", "W4", "W5", "W6")) {
+            if (heading.startsWith("## " + w + " ")) {
+                return w;
+            }
+        }
+        if (heading.startsWith("## Ordered mode")) {
+            return "ORD";
+        }
+        if (heading.startsWith("## Where the drain cost goes")) {
+            return "EXP";
+        }
+        return null;
+    }
+
+    private static String firstLoad(String uptime) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("load average[s]?: ([0-9.]+)").matcher(uptime);
+        return m.find() ? m.group(1) : uptime.strip();
     }
 
     /**

@@ -140,6 +140,12 @@ final class Report {
                         + " (W3's backlog, one consumer; compare with W3 \"1 relay\")");
         for (Map.Entry<String, List<Results.Row>> e : by.entrySet()) {
             b.append("## ").append(titles.getOrDefault(e.getKey(), e.getKey())).append("\n\n");
+            b.append(WORKLOAD_MARK).append(e.getKey()).append(" -->\n");
+            String when = r.measured.get(e.getKey());
+            if (when != null) {
+                b.append("_Measured ").append(when).append("._\n");
+            }
+            b.append('\n');
             b.append("| scenario | variant | metric | value | unit | note |\n|---|---|---|---:|---|---|\n");
             for (Results.Row row : e.getValue()) {
                 b.append("| ")
@@ -160,6 +166,9 @@ final class Report {
         }
         return b.toString();
     }
+
+    /** Marks each workload's section, so that a run of some workloads keeps the others' numbers. */
+    static final String WORKLOAD_MARK = "<!-- workload ";
 
     private static List<String[]> targets(Results r) {
         List<String[]> t = new ArrayList<>();

@@ -11,6 +11,13 @@ final class Results {
             String workload, String scenario, String variant, String metric, double value, String unit, String note) {}
 
     final List<Row> rows = new ArrayList<>();
+    /** Per workload: when and under what load its numbers were measured (kept across partial runs). */
+    final java.util.Map<String, String> measured = new java.util.LinkedHashMap<>();
+
+    /** Adds a row measured by an earlier run, silently. */
+    void keep(Row row) {
+        rows.add(row);
+    }
 
     Row add(String workload, String scenario, String variant, String metric, double value, String unit, String note) {
         Row r = new Row(workload, scenario, variant, metric, value, unit, note == null ? "" : note);
