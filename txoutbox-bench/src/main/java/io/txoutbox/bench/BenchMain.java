@@ -134,7 +134,8 @@ public final class BenchMain {
             if (line.startsWith("## ")) {
                 workload = legacyWorkload(line);
             } else if (line.startsWith(Report.WORKLOAD_MARK)) {
-                workload = line.substring(Report.WORKLOAD_MARK.length(), line.indexOf(" -->")).strip();
+                workload = line.substring(Report.WORKLOAD_MARK.length(), line.indexOf(" -->"))
+                        .strip();
             } else if (line.startsWith("<!-- cdc:")) {
                 workload = null;
             } else if (workload != null && !ran.contains(workload)) {

@@ -14,9 +14,7 @@ class PartialRunTest {
     @Test
     void rows_of_workloads_not_run_are_read_back_with_when_they_were_measured(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("BENCHMARKS.md");
-        Files.writeString(
-                out,
-                """
+        Files.writeString(out, """
                 # Benchmarks
 
                 - **Date**: 2026-11-30T23:18:38Z (the run took 702 s)
@@ -36,14 +34,15 @@ class PartialRunTest {
                 |---|---|---|---:|---|---|
                 | no-op | txoutbox | drain | 40,812 | events/s | 1000000 events in 24.5 s |
                 | no-op | raw SQL | drain | 95.50 | events/s | a | b |
-                """,
-                StandardCharsets.UTF_8);
+                """, StandardCharsets.UTF_8);
         Results results = new Results();
         results.add("W1", "1 event/tx", "txoutbox", "tx/s", 9_000, "tx/s", "new");
 
         BenchMain.keepOtherWorkloads(out, results);
 
-        assertThat(results.get("W1", "1 event/tx", "txoutbox", "tx/s")).as("run now wins").isEqualTo(9_000);
+        assertThat(results.get("W1", "1 event/tx", "txoutbox", "tx/s"))
+                .as("run now wins")
+                .isEqualTo(9_000);
         assertThat(results.rows).filteredOn(r -> r.workload().equals("W1")).hasSize(1);
         assertThat(results.get("W4", "no-op", "txoutbox", "drain")).isEqualTo(40_812);
         assertThat(results.get("W4", "no-op", "raw SQL", "drain")).isEqualTo(95.5);
