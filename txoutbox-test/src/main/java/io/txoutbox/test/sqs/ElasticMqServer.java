@@ -3,8 +3,10 @@ package io.txoutbox.test.sqs;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import org.elasticmq.rest.sqs.SQSRestServer;
 import org.elasticmq.rest.sqs.SQSRestServerBuilder;
@@ -17,7 +19,6 @@ import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
-import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
 
 /**
  * A real SQS-compatible server, ElasticMQ, in memory, inside this JVM on a free loopback port, with a
@@ -41,6 +42,8 @@ public final class ElasticMqServer implements AutoCloseable {
     public static final String ACCESS_KEY = "test-access-key";
     /** The secret key the tests sign with (any is accepted). */
     public static final String SECRET_KEY = "test-secret-key";
+
+    private static final int RECEIVERS = 8;
 
     private final SQSRestServer server;
     private final InetSocketAddress address;
@@ -130,34 +133,46 @@ public final class ElasticMqServer implements AutoCloseable {
 
     /**
      * Receives every message the queue holds right now, with all its message and system attributes,
-     * and deletes them: receives of ten until one comes back empty.
+     * and deletes them: eight receivers take ten at a time until each gets an empty answer.
      *
      * @param url the queue's URL
-     * @return the messages as SQS delivered them, in the order received
+     * @return the messages as SQS delivered them, in no particular order
      */
     public List<Message> receiveAll(String url) {
-        List<Message> all = new ArrayList<>();
-        while (true) {
-            ReceiveMessageResponse r = client.receiveMessage(b -> b.queueUrl(url)
-                            .maxNumberOfMessages(10)
-                            .waitTimeSeconds(0)
-                            .visibilityTimeout(300)
-                            .messageAttributeNames("All")
-                            .messageSystemAttributeNames(MessageSystemAttributeName.ALL))
-                    .join();
-            if (!r.hasMessages() || r.messages().isEmpty()) {
-                return all;
-            }
-            all.addAll(r.messages());
-            List<DeleteMessageBatchRequestEntry> delete = new ArrayList<>();
-            for (Message m : r.messages()) {
-                delete.add(DeleteMessageBatchRequestEntry.builder()
-                        .id(Integer.toString(delete.size()))
-                        .receiptHandle(m.receiptHandle())
-                        .build());
-            }
-            client.deleteMessageBatch(b -> b.queueUrl(url).entries(delete)).join();
+        List<Message> all = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<?>> deletes = Collections.synchronizedList(new ArrayList<>());
+        List<CompletableFuture<Void>> receivers = new ArrayList<>();
+        for (int i = 0; i < RECEIVERS; i++) {
+            receivers.add(receive(url, all, deletes));
         }
+        CompletableFuture.allOf(receivers.toArray(CompletableFuture[]::new)).join();
+        CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).join();
+        return new ArrayList<>(all);
+    }
+
+    /** One receiver: receives until an answer is empty; a received message stays hidden until deleted. */
+    private CompletableFuture<Void> receive(String url, List<Message> all, List<CompletableFuture<?>> deletes) {
+        return client.receiveMessage(b -> b.queueUrl(url)
+                        .maxNumberOfMessages(10)
+                        .waitTimeSeconds(0)
+                        .visibilityTimeout(300)
+                        .messageAttributeNames("All")
+                        .messageSystemAttributeNames(MessageSystemAttributeName.ALL))
+                .thenCompose(r -> {
+                    if (!r.hasMessages() || r.messages().isEmpty()) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    all.addAll(r.messages());
+                    List<DeleteMessageBatchRequestEntry> delete = new ArrayList<>();
+                    for (Message m : r.messages()) {
+                        delete.add(DeleteMessageBatchRequestEntry.builder()
+                                .id(Integer.toString(delete.size()))
+                                .receiptHandle(m.receiptHandle())
+                                .build());
+                    }
+                    deletes.add(client.deleteMessageBatch(b -> b.queueUrl(url).entries(delete)));
+                    return receive(url, all, deletes);
+                });
     }
 
     /**
