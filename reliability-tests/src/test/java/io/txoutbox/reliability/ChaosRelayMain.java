@@ -4,38 +4,47 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.nats.client.Options;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Outbox;
+import io.txoutbox.jms.JmsPublisher;
 import io.txoutbox.nats.NatsPublisher;
 import io.txoutbox.relay.Backoff;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.Outcome;
+import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
+import io.txoutbox.spi.Router;
+import io.txoutbox.sqs.SqsPublisher;
+import io.txoutbox.test.sqs.ElasticMqServer;
 import java.time.Duration;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 
 /**
  * One relay in a JVM of its own, as the chaos harness starts it: PostgreSQL directly (its backends
- * carry the application name given, so the test can terminate them), NATS JetStream through the
- * test's proxy. It runs until it is killed; SIGTERM stops it gracefully.
+ * carry the application name given, so the test can terminate them), the broker through the test's
+ * proxy: NATS JetStream, SQS (ElasticMQ) or JMS (ActiveMQ Artemis). It runs until it is killed; SIGTERM
+ * stops it gracefully.
  *
  * <p>It prints one line per batch that was not fully confirmed ({@code UNCONFIRMED <relay> <events>})
  * and per fenced batch ({@code FENCED <relay> <events>}), flushed at once, so the harness can read them
  * even after a SIGKILL.
  *
- * <p>Arguments: table, NATS URL, subject prefix, relay name, batch size, lease ms, publish timeout ms,
- * ordered ({@code true|false}), application name.
+ * <p>Arguments: transport ({@code nats|sqs|jms}), target (the broker's URL through the proxy),
+ * destination (the subject prefix, the queue name), table, relay name, batch size, lease ms, publish
+ * timeout ms, ordered ({@code true|false}), application name.
  */
 public final class ChaosRelayMain {
     private ChaosRelayMain() {}
 
     public static void main(String[] args) throws InterruptedException {
-        String table = args[0];
-        String natsUrl = args[1];
-        String subjectPrefix = args[2];
-        String name = args[3];
-        int batchSize = Integer.parseInt(args[4]);
-        Duration lease = Duration.ofMillis(Long.parseLong(args[5]));
-        Duration publishTimeout = Duration.ofMillis(Long.parseLong(args[6]));
-        boolean ordered = Boolean.parseBoolean(args[7]);
-        String applicationName = args[8];
+        String transport = args[0];
+        String target = args[1];
+        String destination = args[2];
+        String table = args[3];
+        String name = args[4];
+        int batchSize = Integer.parseInt(args[5]);
+        Duration lease = Duration.ofMillis(Long.parseLong(args[6]));
+        Duration publishTimeout = Duration.ofMillis(Long.parseLong(args[7]));
+        boolean ordered = Boolean.parseBoolean(args[8]);
+        String applicationName = args[9];
 
         HikariDataSource dataSource = Pg.pool(applicationName, 4);
         Outbox.Builder builder = Outbox.builder(dataSource).table(table);
@@ -43,21 +52,16 @@ public final class ChaosRelayMain {
             builder.ordered(DeadHeadPolicy.BLOCK);
         }
         Outbox outbox = builder.build();
-        // No reconnect buffer: a publish while disconnected fails at once (a retry) instead of being
-        // buffered and sent after the relay already gave up on it, which would add a copy per attempt.
-        Options options = new Options.Builder()
-                .server(natsUrl)
-                .connectionName(name)
-                .connectionTimeout(Duration.ofSeconds(2))
-                .reconnectWait(Duration.ofMillis(200))
-                .maxReconnects(-1)
-                .reconnectBufferSize(0)
-                .build();
-        NatsPublisher publisher = NatsPublisher.builder()
-                .options(options)
-                .subjectPrefix(subjectPrefix)
-                .publishTimeout(publishTimeout.minusMillis(500))
-                .build();
+        // The transport answers before the relay gives up on a batch, so that a late confirmation is
+        // never the reason for a re-publish.
+        Duration transportTimeout = publishTimeout.minusMillis(500);
+        Publisher publisher =
+                switch (transport) {
+                    case "nats" -> nats(target, destination, name, transportTimeout);
+                    case "sqs" -> sqs(target, destination, transportTimeout);
+                    case "jms" -> jms(target, destination, transportTimeout);
+                    default -> throw new IllegalArgumentException("unknown transport " + transport);
+                };
         Relay relay = outbox.relay(publisher)
                 .name(name)
                 .batchSize(batchSize)
@@ -92,5 +96,46 @@ public final class ChaosRelayMain {
         relay.start();
         System.out.println("READY " + name + " " + ProcessHandle.current().pid());
         Thread.sleep(Long.MAX_VALUE);
+    }
+
+    private static Publisher nats(String url, String subjectPrefix, String name, Duration timeout) {
+        // No reconnect buffer: a publish while disconnected fails at once (a retry) instead of being
+        // buffered and sent after the relay already gave up on it, which would add a copy per attempt.
+        Options options = new Options.Builder()
+                .server(url)
+                .connectionName(name)
+                .connectionTimeout(Duration.ofSeconds(2))
+                .reconnectWait(Duration.ofMillis(200))
+                .maxReconnects(-1)
+                .reconnectBufferSize(0)
+                .build();
+        return NatsPublisher.builder()
+                .options(options)
+                .subjectPrefix(subjectPrefix)
+                .publishTimeout(timeout)
+                .build();
+    }
+
+    /** As an application would configure it: the SDK's own retries stay on. */
+    private static Publisher sqs(String endpoint, String queue, Duration timeout) {
+        return SqsPublisher.builder()
+                .region(ElasticMqServer.REGION)
+                .endpoint(endpoint)
+                .credentials(ElasticMqServer.ACCESS_KEY, ElasticMqServer.SECRET_KEY)
+                .router(Router.fixed(queue))
+                .publishTimeout(timeout)
+                .build();
+    }
+
+    /**
+     * Synchronous persistent sends; Artemis's blocking calls give up after 1 s (not its 30 s), so that a
+     * lane stuck on a blackholed connection frees itself before the next batch.
+     */
+    private static Publisher jms(String brokerUrl, String queue, Duration timeout) {
+        return JmsPublisher.builder()
+                .connectionFactory(new ActiveMQConnectionFactory(brokerUrl + "?callTimeout=1000"))
+                .router(Router.fixed(queue))
+                .publishTimeout(timeout)
+                .build();
     }
 }

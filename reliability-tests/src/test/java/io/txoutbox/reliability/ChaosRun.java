@@ -3,7 +3,7 @@ package io.txoutbox.reliability;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Outbox;
-import io.txoutbox.reliability.JetStreamOracle.Arrival;
+import io.txoutbox.reliability.ChaosBroker.Arrival;
 import io.txoutbox.reliability.Ledger.TxOutcome;
 import io.txoutbox.test.TcpProxy;
 import java.io.IOException;
@@ -26,12 +26,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The chaos harness. Relays run as separate JVMs ({@link ChaosRelayMain}) that read a PostgreSQL outbox
- * and publish to a private NATS server through a {@link TcpProxy}; producer threads in this JVM append
+ * and publish to a broker the test owns ({@link ChaosBroker}: a private NATS server, ElasticMQ for SQS,
+ * or an embedded Artemis for JMS) through a {@link TcpProxy}; producer threads in this JVM append
  * with random rollbacks and commit delays and record every outcome in a {@link Ledger}. A fault thread
  * carries out the planned faults in a seeded order at seeded times. At the end every fault is undone,
- * the outbox drains, the relays stop, and the whole stream is read back and checked against the ledger.
+ * the outbox drains, the relays stop, and everything the broker stored is read back and checked against
+ * the ledger.
  *
- * <p><b>The duplicate bound.</b> A copy of an event beyond the first reaches the stream only when a
+ * <p><b>The duplicate bound.</b> A copy of an event beyond the first reaches the broker only when a
  * relay had it delivered but its row was not marked published by that claim. With one batch per relay
  * in flight at any time, that happens to at most one claimed batch per:
  *
@@ -46,10 +48,10 @@ import java.util.concurrent.TimeUnit;
  * </ul>
  *
  * So {@code duplicates <= batchSize * (kills + stops + terminatedRelayBackends + brokerFaults * relays)}.
- * Two choices keep it that tight, and are stated in RELIABILITY.md: the NATS client's reconnect buffer is
- * off (a publish while disconnected fails at once instead of being sent again after the relay gave up on
- * it), and the stream's duplicate window is 100 ms, the least JetStream takes (so the broker does not hide
- * the copies).
+ * Two choices keep it that tight for NATS, and are stated in RELIABILITY.md: the NATS client's reconnect
+ * buffer is off (a publish while disconnected fails at once instead of being sent again after the relay
+ * gave up on it), and the stream's duplicate window is 100 ms, the least JetStream takes (so the broker
+ * does not hide the copies). The SQS queue and the JMS queue do not deduplicate at all.
  */
 final class ChaosRun {
     private final ChaosConfig config;
@@ -101,7 +103,8 @@ final class ChaosRun {
             Path runDir) {
 
         String summary() {
-            return "CHAOS seed=" + config.seed() + " mode=" + (config.ordered() ? "ordered" : "unordered")
+            return "CHAOS transport=" + config.transport().name().toLowerCase(java.util.Locale.ROOT) + " seed="
+                    + config.seed() + " mode=" + (config.ordered() ? "ordered" : "unordered")
                     + " events=" + committed + " unknown=" + unknown + " rolledBack=" + rolledBack + " arrivals="
                     + arrivals + " kills=" + kills + " stops=" + stops + " outages=" + brokerFaults + " terminations="
                     + relayBackendsTerminated + " producerTerminations=" + producerBackendsTerminated + " lost=" + lost
@@ -114,45 +117,40 @@ final class ChaosRun {
     Result run() throws Exception {
         long started = System.nanoTime();
         String table = runId;
-        String stream = runId.toUpperCase();
-        String subjects = runId + ".>";
         Ledger ledger = new Ledger();
         List<RelayProcess> relays = new ArrayList<>();
-        try (PrivateNats nats = new PrivateNats();
+        try (ChaosBroker broker = ChaosBroker.of(config.transport(), runId);
                 HikariDataSource admin = Pg.pool("chaos-admin", 2);
                 HikariDataSource producerPool = Pg.pool(runId + "-producer", config.producers() + 1)) {
-            nats.start();
-            JetStreamOracle.createStream(nats.url(), stream, subjects);
+            broker.start();
             Outbox.Builder outboxBuilder =
                     Outbox.builder(producerPool).table(table).createSchemaIfMissing(true);
             if (config.ordered()) {
                 outboxBuilder.ordered(DeadHeadPolicy.BLOCK);
             }
             Outbox outbox = outboxBuilder.build();
-            try (TcpProxy proxy = new TcpProxy("127.0.0.1", nats.port())) {
-                String proxied = "nats://" + proxy.host() + ":" + proxy.port();
+            try (TcpProxy proxy = new TcpProxy("127.0.0.1", broker.port())) {
+                List<String> target = broker.relayTarget(proxy.host(), proxy.port());
                 for (int i = 0; i < config.relays(); i++) {
                     String name = "relay-" + i;
-                    relays.add(new RelayProcess(
+                    List<String> arguments = new ArrayList<>(target);
+                    arguments.addAll(List.of(
+                            table,
                             name,
-                            List.of(
-                                    table,
-                                    proxied,
-                                    runId + ".",
-                                    name,
-                                    Integer.toString(config.batchSize()),
-                                    Long.toString(config.lease().toMillis()),
-                                    Long.toString(config.publishTimeout().toMillis()),
-                                    Boolean.toString(config.ordered()),
-                                    runId + "-relay-" + i),
-                            runDir));
+                            Integer.toString(config.batchSize()),
+                            Long.toString(config.lease().toMillis()),
+                            Long.toString(config.publishTimeout().toMillis()),
+                            Boolean.toString(config.ordered()),
+                            runId + "-relay-" + i));
+                    relays.add(new RelayProcess(name, arguments, runDir));
                 }
                 relays.forEach(RelayProcess::start);
+                log(config.relays() + " relays started, publishing to " + target.get(0) + " through the proxy");
                 double rate = config.minEvents() * 0.9 / config.chaosDuration().toSeconds();
                 Producers producers = new Producers(
                         outbox, producerPool, ledger, config.producers(), rate, config.ordered(), config.seed());
                 producers.start();
-                injectFaults(relays, nats, proxy, admin, table, producers);
+                injectFaults(relays, broker, proxy, admin, table, producers);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 while (producers.committedEvents() < config.minEvents() && System.nanoTime() < deadline) {
                     PrivateNats.sleep(200);
@@ -164,11 +162,15 @@ final class ChaosRun {
                 log("producers stopped: " + producers.committedEvents() + " events committed, " + producers.failures()
                         + " transactions failed by faults");
                 drain(admin, table);
-                relays.forEach(RelayProcess::stopGracefully);
+                // All at once: a relay's transport may take seconds to close (the AWS SDK's event loops wait for a
+                // quiet period), and one after the other those seconds add up.
+                relays.parallelStream().forEach(RelayProcess::stopGracefully);
+                log("relays stopped");
             } finally {
                 relays.forEach(RelayProcess::kill);
             }
-            List<Arrival> arrivals = JetStreamOracle.readAll(nats.url(), stream, subjects);
+            List<Arrival> arrivals = broker.readAll();
+            log("read back " + arrivals.size() + " messages from the broker");
             long unconfirmed = 0;
             long fenced = 0;
             for (RelayProcess relay : relays) {
@@ -176,7 +178,6 @@ final class ChaosRun {
                 fenced += relay.logLines("FENCED").size();
             }
             Result result = check(ledger, arrivals, unconfirmed, fenced, (System.nanoTime() - started) / 1_000_000_000);
-            JetStreamOracle.deleteStream(nats.url(), stream);
             Pg.dropOutbox(admin, table);
             writeTimeline(result);
             return result;
@@ -196,7 +197,7 @@ final class ChaosRun {
 
     private void injectFaults(
             List<RelayProcess> relays,
-            PrivateNats nats,
+            ChaosBroker broker,
             TcpProxy proxy,
             HikariDataSource admin,
             String table,
@@ -226,7 +227,7 @@ final class ChaosRun {
                 producers.burst(config.batchSize() * (4 + random.nextInt(20)), random);
                 PrivateNats.sleep(random.nextInt(300));
             }
-            carryOut(fault, relays, nats, proxy, admin, table);
+            carryOut(fault, relays, broker, proxy, admin, table);
         }
     }
 
@@ -239,7 +240,7 @@ final class ChaosRun {
     private void carryOut(
             Fault fault,
             List<RelayProcess> relays,
-            PrivateNats nats,
+            ChaosBroker broker,
             TcpProxy proxy,
             HikariDataSource admin,
             String table) {
@@ -263,13 +264,13 @@ final class ChaosRun {
                 log("SIGCONT " + victim.name());
             }
             case BROKER_RESTART -> {
-                nats.stop();
+                broker.stopBroker();
                 brokerFaults++;
                 long millis = 1_000 + random.nextInt(3_000);
-                log("nats-server stopped for " + millis + " ms");
+                log(config.transport() + " broker stopped for " + millis + " ms");
                 PrivateNats.sleep(millis);
-                nats.start();
-                log("nats-server started");
+                broker.startBroker();
+                log(config.transport() + " broker started");
             }
             case CUT -> {
                 proxy.cut();

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The bounded chaos runs of the normal suite, with fixed seeds: relays in separate JVMs killed,
  * frozen past their lease, cut off from a private NATS server (which is also stopped and started) and
- * from PostgreSQL, while producers append with rollbacks and commit delays. Nothing committed is lost,
+ * from PostgreSQL, while producers append with rollbacks and commit delays; and two short runs with the
+ * same faults and oracle through SQS (ElasticMQ) and JMS (Artemis). Nothing committed is lost,
  * nothing is invented, and duplicates stay within the bound that {@link ChaosRun} defines.
  */
 class ChaosTest {
@@ -36,6 +37,28 @@ class ChaosTest {
         assertThat(r.orderViolations())
                 .as("aggregates whose first arrivals left append order")
                 .isZero();
+    }
+
+    @Test
+    void relays_publishing_to_sqs_killed_frozen_and_cut_off_lose_nothing_invent_nothing_and_duplicate_within_the_bound()
+            throws Exception {
+        ChaosRun.Result r = new ChaosRun(ChaosConfig.boundedVia(ChaosConfig.Transport.SQS, 20261202L)).run();
+        System.out.println(r.summary());
+        assertGuarantees(r);
+        assertThat(r.committed()).as("events").isGreaterThanOrEqualTo(3_000);
+        assertThat(r.kills()).as("kills").isEqualTo(4);
+        assertThat(r.brokerFaults()).as("cuts, blackhole and delay").isEqualTo(3);
+    }
+
+    @Test
+    void relays_publishing_to_jms_killed_frozen_cut_off_and_through_a_broker_restart_lose_nothing_and_invent_nothing()
+            throws Exception {
+        ChaosRun.Result r = new ChaosRun(ChaosConfig.boundedVia(ChaosConfig.Transport.JMS, 20261203L)).run();
+        System.out.println(r.summary());
+        assertGuarantees(r);
+        assertThat(r.committed()).as("events").isGreaterThanOrEqualTo(3_000);
+        assertThat(r.kills()).as("kills").isEqualTo(4);
+        assertThat(r.brokerFaults()).as("restart, cut, blackhole and delay").isEqualTo(4);
     }
 
     static void assertGuarantees(ChaosRun.Result r) {

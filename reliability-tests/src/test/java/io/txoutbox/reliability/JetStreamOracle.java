@@ -11,6 +11,7 @@ import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.nats.client.api.StreamInfo;
 import io.nats.client.impl.Headers;
+import io.txoutbox.reliability.ChaosBroker.Arrival;
 import io.txoutbox.spi.MessageHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,9 +29,6 @@ import java.util.UUID;
  * first copy, far outside 100 ms, so here every copy the relays deliver is stored and counted.
  */
 final class JetStreamOracle {
-    /** One stored message: the event id from its headers, its payload, its stream sequence. */
-    record Arrival(UUID id, String payload, long sequence) {}
-
     private JetStreamOracle() {}
 
     static void createStream(String url, String stream, String subjects) throws Exception {

@@ -2,7 +2,7 @@ package io.txoutbox.reliability;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.txoutbox.reliability.JetStreamOracle.Arrival;
+import io.txoutbox.reliability.ChaosBroker.Arrival;
 import io.txoutbox.reliability.Ledger.Appended;
 import io.txoutbox.reliability.Ledger.TxOutcome;
 import java.util.ArrayList;

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -68,9 +67,6 @@ final class Transports {
 
     static final Map<String, Factory> BUILT_IN = builtIn();
 
-    /** Transports that other issues add; refused by name with a clear message until they land. */
-    static final Set<String> PLANNED = Set.of("sqs", "jms");
-
     private Transports() {}
 
     private static Map<String, Factory> builtIn() {
@@ -82,12 +78,14 @@ final class Transports {
         m.put("nats", NatsTransport::parse);
         m.put("redis", RedisTransport::parse);
         m.put("mqtt", MqttTransport::parse);
+        m.put("sqs", SqsTransport::parse);
+        m.put("jms", JmsTransport::parse);
         return Map.copyOf(m);
     }
 
     /** @return the bundled transports' names, in the order of the README */
     static List<String> names() {
-        return List.of("log", "webhook", "kafka", "rabbitmq", "nats", "redis", "mqtt");
+        return List.of("log", "webhook", "kafka", "rabbitmq", "nats", "redis", "mqtt", "sqs", "jms");
     }
 
     /**
@@ -122,12 +120,6 @@ final class Transports {
         Factory f = BUILT_IN.get(name);
         if (f != null) {
             return f;
-        }
-        if (PLANNED.contains(name)) {
-            throw new ConfigException(
-                    key,
-                    "transport '" + name + "' is not bundled with this server yet; available: "
-                            + String.join(", ", names()));
         }
         throw new ConfigException(key, "unknown transport '" + name + "'; available: " + String.join(", ", names()));
     }

@@ -25,8 +25,8 @@ import picocli.CommandLine.Command;
         versionProvider = TxoutboxCli.Version.class,
         sortOptions = false,
         usageHelpAutoWidth = true,
-        header = "Relays any outbox table to Kafka, RabbitMQ, NATS, Redis, MQTT or webhooks, with an admin API,"
-                + " a dashboard and metrics.",
+        header = "Relays any outbox table to Kafka, RabbitMQ, NATS, Redis, MQTT, SQS, JMS or webhooks, with an"
+                + " admin API, a dashboard and metrics.",
         description = {
             "",
             "The outbox table is the contract: any service, in any language, inserts rows; this server"

@@ -45,7 +45,7 @@ class ConfigErrorTest {
             unknown dialect  | 'table: srv_never_created'        | 'dialect: oracle'                     | sources[0].dialect: 'oracle' is unknown
             webhook URL      | 'url: http://127.0.0.1:9/hook'    | 'url: ftp://example.com/hook'         | sources[0].routes[0].transport.webhook.endpoints[0].url:
             short secret     | 'secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' | 'secret: short'        | sources[0].routes[0].transport.webhook.endpoints[0].secret:
-            planned transport| 'transport: log'                  | 'transport: sqs'                      | sources[0].routes[1].transport: transport 'sqs' is not bundled with this server yet
+            sqs by name only | 'transport: log'                  | 'transport: sqs'                      | sources[0].routes[1].transport.sqs.region: is required
             unknown transport| 'transport: log'                  | 'transport: carrier-pigeon'           | sources[0].routes[1].transport: unknown transport 'carrier-pigeon'
             missing env      | 'user: postgres'                  | 'user: ${TXOUTBOX_TEST_UNSET_USER}'   | sources[0].user: environment variable TXOUTBOX_TEST_UNSET_USER is not set
             short token      | 'token: test-token-0123456789abcdef' | 'token: abc'                       | admin.token: is 3 characters; it must be at least 16

@@ -61,6 +61,29 @@ class TransportConfigErrorTest {
             mqtt wrong type         | mqtt: {server-uri: 'tcp://h:1883', qos: high}                 | transport.mqtt.qos: expected an integer, got 'high'
             mqtt refused qos        | mqtt: {server-uri: 'tcp://h:1883', qos: 0}                    | transport.mqtt.qos: MqttPublisher.Builder.qos is 0
             mqtt bad format         | mqtt: {server-uri: 'tcp://h:1883', format: xml}               | transport.mqtt.format: expected envelope or raw, got 'xml'
+            sqs missing region      | sqs: {queue-prefix: prod-}                                    | transport.sqs.region: is required
+            sqs unknown key         | sqs: {region: eu-west-1, queue_prefix: prod-}                 | transport.sqs.queue_prefix: unknown key; known keys here: region, endpoint
+            sqs wrong type          | sqs: {region: eu-west-1, max-message-bytes: big}              | transport.sqs.max-message-bytes: expected an integer, got 'big'
+            sqs refused size        | sqs: {region: eu-west-1, max-message-bytes: 100}              | transport.sqs.max-message-bytes: SqsPublisher.Builder.maxMessageBytes is 100; SQS allows 1,024 to 1048576 bytes
+            sqs refused prefix      | sqs: {region: eu-west-1, queue-prefix: prod.}                 | transport.sqs.queue-prefix: SqsPublisher.Builder.queuePrefix 'prod.' cannot start a queue name
+            sqs refused endpoint    | sqs: {region: eu-west-1, endpoint: 'ftp://h:21'}              | transport.sqs.endpoint: SqsPublisher.Builder.endpoint must be an http or https URL
+            sqs half credentials    | sqs: {region: eu-west-1, access-key-id: AKIDEXAMPLE}          | transport.sqs.secret-access-key: is required with access-key-id
+            sqs fifo url            | sqs: {region: eu-west-1, fifo: true, destination: 'https://sqs.eu-west-1.amazonaws.com/1/orders'} | transport.sqs.destination: with fifo: true the queue URL must name a FIFO queue
+            sqs queues and destination | sqs: {region: eu-west-1, destination: q, queues: {order: o}} | transport.sqs.queues: give queues (a queue per route) or destination (one queue), not both
+            jms missing address     | jms: {destination-type: topic}                                | transport.jms.broker-url: is required: tcp://host:61616 for ActiveMQ Artemis, or connection-factory
+            jms unknown key         | jms: {broker-url: 'tcp://h:61616', destination_type: topic}   | transport.jms.destination_type: unknown key
+            jms bad url             | jms: {broker-url: 'nope://h:61616'}                           | transport.jms.broker-url: 'nope://h:61616' is not an ActiveMQ Artemis URL (tcp://host:61616, (tcp://a:61616,tcp://b:61616)?ha=true, ...): Schema nope not found
+            jms wrong type          | jms: {broker-url: 'tcp://h:61616', sessions: many}            | transport.jms.sessions: expected an integer, got 'many'
+            jms bad destination type | jms: {broker-url: 'tcp://h:61616', destination-type: mailbox} | transport.jms.destination-type: expected queue or topic, got 'mailbox'
+            jms refused sessions    | jms: {broker-url: 'tcp://h:61616', sessions: 100}             | transport.jms.sessions: JmsPublisher.Builder.sessions is 100; allowed 1-64
+            jms refused async send  | jms: {broker-url: 'tcp://h:61616', async-send: true}          | transport.jms.async-send: JmsPublisher.Builder.asyncSend: ActiveMQ Artemis completes asynchronous sends
+            jms half login          | jms: {broker-url: 'tcp://h:61616', username: relay}           | transport.jms.password: is required with username
+            jms two providers       | jms: {broker-url: 'tcp://h:61616', connection-factory: {class: x.Y}} | transport.jms.connection-factory: give broker-url (ActiveMQ Artemis, bundled) or connection-factory
+            jms factory not found   | jms: {connection-factory: {class: com.example.NoSuchFactory}} | transport.jms.connection-factory.class: class com.example.NoSuchFactory is not on the class path
+            jms not a factory       | jms: {connection-factory: {class: java.lang.StringBuilder}}   | transport.jms.connection-factory.class: class java.lang.StringBuilder is not a jakarta.jms.ConnectionFactory
+            jms factory no setter   | jms: {connection-factory: {class: org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory, properties: {hostName: h}}} | transport.jms.connection-factory.properties.hostName: org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory has no public setHostName(...)
+            jms factory wrong type  | jms: {connection-factory: {class: org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory, properties: {callTimeout: soon}}} | transport.jms.connection-factory.properties.callTimeout: expected a number (long), got 'soon'
+            jms factory unknown key | jms: {connection-factory: {class: x.Y, propreties: {a: b}}}   | transport.jms.connection-factory.propreties: unknown key
             routing contradiction   | redis: {uri: 'redis://h:6379', route-by: event-type, destination: s} | transport.redis.destination: give route-by or destination, not both
             unknown route-by        | nats: {servers: 'nats://h:4222', route-by: tenant}            | transport.nats.route-by: expected aggregate-type or event-type, got 'tenant'
             """)

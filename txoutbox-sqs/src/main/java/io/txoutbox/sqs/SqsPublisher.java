@@ -100,7 +100,7 @@ public final class SqsPublisher implements Publisher {
     private SqsPublisher(Builder b, SqsAsyncClient client, boolean ownClient) {
         this.client = client;
         this.ownClient = ownClient;
-        this.router = b.queuePrefix.isEmpty() ? b.router : b.router.withPrefix(b.queuePrefix);
+        this.router = b.queuePrefix.isEmpty() ? b.router : prefixed(b.router, b.queuePrefix);
         this.publishTimeout = b.publishTimeout;
         this.maxMessageBytes = b.maxMessageBytes;
         this.description = "SqsPublisher[" + (ownClient ? describe(b) : "given client")
@@ -113,6 +113,14 @@ public final class SqsPublisher implements Publisher {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /** A prefix before a queue URL could never name a queue: routes that are URLs are used as they are. */
+    private static Router prefixed(Router router, String prefix) {
+        return e -> {
+            String route = router.route(e);
+            return route == null || QueueNames.isUrl(route) ? route : prefix + route;
+        };
     }
 
     private static String describe(Builder b) {
@@ -508,8 +516,8 @@ public final class SqsPublisher implements Publisher {
         }
 
         /**
-         * @param queuePrefix put before the router's queue name (not before an event's own destination),
-         *     for example {@code prod-} (default none)
+         * @param queuePrefix put before the router's queue name (not before a queue URL the router gives,
+         *     nor before an event's own destination), for example {@code prod-} (default none)
          * @return this builder
          */
         public Builder queuePrefix(String queuePrefix) {

@@ -253,6 +253,28 @@ class SqsPublisherTest {
     }
 
     @Test
+    void the_prefix_goes_before_a_routed_queue_name_but_never_before_a_routed_queue_url() throws Exception {
+        String prefix = ElasticMq.randomName("txoutbox-") + "-";
+        QueueReader byName = read(queue(prefix + "named"));
+        String url = queue(ElasticMq.randomName("txoutbox-url-"));
+        QueueReader byUrl = read(url);
+        ClaimedEvent toName =
+                Events.event("a-1", "{}".getBytes(StandardCharsets.UTF_8), "application/json", Map.of(), null);
+        ClaimedEvent toUrl =
+                Events.event("a-2", "{}".getBytes(StandardCharsets.UTF_8), "application/json", Map.of(), null);
+        try (Publisher publisher = ElasticMq.direct()
+                .queuePrefix(prefix)
+                .router(e -> e.id().equals(toUrl.id()) ? url : "named")
+                .build()) {
+            assertThat(publish(publisher, List.of(toName, toUrl))).containsOnly(PublishOutcome.PUBLISHED);
+        }
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> ids(byName).contains(toName.id().toString())
+                        && ids(byUrl).contains(toUrl.id().toString()));
+        assertThat(ids(byName)).doesNotContain(toUrl.id().toString());
+    }
+
+    @Test
     void the_builder_rejects_contradictions_and_never_prints_the_secret() {
         assertThatThrownBy(() -> SqsPublisher.builder()
                         .client(ElasticMq.admin())
