@@ -84,6 +84,14 @@ public abstract class PublisherContract {
     }
 
     /**
+     * @return how long the contract's own reader may take to see what the broker already confirmed: a
+     *     bound on the test's consumer (a group join, a poll loop on a busy machine), not on the publisher
+     */
+    protected Duration arrivalTimeout() {
+        return Duration.ofSeconds(30);
+    }
+
+    /**
      * @return the loopback port the proxy listens on; 0 (the default) for a free one. A broker that
      *     advertises its own address to clients (Kafka) returns the port it advertises, so that its
      *     clients keep coming back through the proxy
@@ -152,7 +160,7 @@ public abstract class PublisherContract {
             assertThat(outcomes)
                     .hasSize(batch.size())
                     .allSatisfy(o -> assertThat(o.outcome()).as("outcome %s", o).isEqualTo(Outcome.PUBLISHED));
-            await().atMost(confirmTimeout()).until(() -> ids(received).containsAll(ids(batch)));
+            await().atMost(arrivalTimeout()).until(() -> ids(received).containsAll(ids(batch)));
             for (ClaimedEvent sent : batch) {
                 Message got = received.messages().stream()
                         .filter(m -> sent.id().toString().equals(m.eventId()))
@@ -194,7 +202,7 @@ public abstract class PublisherContract {
                     .pollInterval(Duration.ofMillis(500))
                     .until(() -> publishOrTimeOut(publisher, batch).stream()
                             .allMatch(o -> o.outcome() == Outcome.PUBLISHED));
-            await().atMost(confirmTimeout()).until(() -> ids(received).containsAll(ids(batch)));
+            await().atMost(arrivalTimeout()).until(() -> ids(received).containsAll(ids(batch)));
         }
     }
 
@@ -233,7 +241,7 @@ public abstract class PublisherContract {
                 }
                 outbox.committed();
                 if (round == 0) {
-                    await().atMost(confirmTimeout())
+                    await().atMost(arrivalTimeout())
                             .until(() -> !received.messages().isEmpty());
                     proxy.cut();
                 } else if (round == 1) {
