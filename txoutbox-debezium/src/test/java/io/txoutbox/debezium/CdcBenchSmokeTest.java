@@ -20,7 +20,7 @@ class CdcBenchSmokeTest {
 
         String section = CdcBench.run(out, true);
 
-        assertThat(section.lines().filter(l -> l.startsWith("| CDC1 "))).hasSize(6);
+        assertThat(section.lines().filter(l -> l.startsWith("| CDC1 "))).hasSize(4);
         assertThat(section.lines().filter(l -> l.startsWith("| CDC2 ")))
                 .hasSize(2)
                 .allSatisfy(l -> assertThat(l).contains("5000 events"));
