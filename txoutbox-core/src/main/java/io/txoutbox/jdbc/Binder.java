@@ -11,9 +11,9 @@ import java.util.UUID;
 
 /** Binds and reads ids and times the way one dialect stores them. */
 final class Binder {
-    private final Dialect dialect;
+    private final SqlDialect dialect;
 
-    Binder(Dialect dialect) {
+    Binder(SqlDialect dialect) {
         this.dialect = dialect;
     }
 
@@ -46,7 +46,7 @@ final class Binder {
     }
 
     void setTime(PreparedStatement ps, int index, Instant time) throws SQLException {
-        if (dialect.timestamps() == Dialect.TimeCodec.UTC_LOCAL) {
+        if (dialect.timestamps() == SqlDialect.TimeCodec.UTC_LOCAL) {
             ps.setObject(index, LocalDateTime.ofInstant(time, ZoneOffset.UTC));
         } else {
             ps.setObject(index, OffsetDateTime.ofInstant(time, ZoneOffset.UTC));
@@ -54,7 +54,7 @@ final class Binder {
     }
 
     Instant getTime(ResultSet rs, int index) throws SQLException {
-        if (dialect.timestamps() == Dialect.TimeCodec.UTC_LOCAL) {
+        if (dialect.timestamps() == SqlDialect.TimeCodec.UTC_LOCAL) {
             LocalDateTime local = rs.getObject(index, LocalDateTime.class);
             return local == null ? null : local.toInstant(ZoneOffset.UTC);
         }

@@ -1,6 +1,8 @@
 package io.txoutbox.jdbc;
 
 import io.txoutbox.OutboxSchemaException;
+import io.txoutbox.OutboxStoreException;
+import io.txoutbox.OutboxTable;
 import io.txoutbox.inbox.Inbox;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,10 +14,10 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 /** The JDBC inbox: one table of (consumer, event id, processed at). Made by {@link Inbox#builder}. */
-public final class JdbcInbox implements Inbox {
+final class JdbcInbox implements Inbox {
     private final DataSource dataSource;
     private final OutboxTable table;
-    private final Dialect dialect;
+    private final SqlDialect dialect;
     private final String consumer;
     private final InstantSource clock;
     private final String insertSql;
@@ -28,7 +30,7 @@ public final class JdbcInbox implements Inbox {
      * @param consumer the consumer's name
      * @param clock the clock of processed times
      */
-    public JdbcInbox(DataSource dataSource, OutboxTable table, Dialect dialect, String consumer, InstantSource clock) {
+    JdbcInbox(DataSource dataSource, OutboxTable table, SqlDialect dialect, String consumer, InstantSource clock) {
         this.dataSource = dataSource;
         this.table = table;
         this.dialect = dialect;
@@ -39,7 +41,16 @@ public final class JdbcInbox implements Inbox {
     }
 
     private String render(String template) {
+        return render(template, table);
+    }
+
+    private static String render(String template, OutboxTable table) {
         return template.replace("{table}", table.qualifiedName()).replace("{name}", table.name());
+    }
+
+    /** @return the inbox table's DDL for a table and dialect */
+    static String ddl(OutboxTable table, SqlDialect dialect) {
+        return render(dialect.inboxDdl(), table);
     }
 
     @Override
@@ -57,7 +68,7 @@ public final class JdbcInbox implements Inbox {
             if (!dialect.inboxInsertIgnoresDuplicates() && "23505".equals(e.getSQLState())) {
                 return false;
             }
-            throw SqlExceptions.translate("inbox mark", table.qualifiedName(), e);
+            throw OutboxStoreException.of("inbox mark", table.qualifiedName(), e);
         }
     }
 
@@ -73,7 +84,7 @@ public final class JdbcInbox implements Inbox {
             bind.setTime(ps, 2, clock.instant().minus(age));
             return ps.executeUpdate();
         } catch (SQLException e) {
-            throw SqlExceptions.translate("inbox purge", table.qualifiedName(), e);
+            throw OutboxStoreException.of("inbox purge", table.qualifiedName(), e);
         }
     }
 
@@ -82,7 +93,7 @@ public final class JdbcInbox implements Inbox {
         try (Connection c = dataSource.getConnection()) {
             JdbcOutboxStore.runScript(c, render(dialect.inboxDdl()));
         } catch (SQLException e) {
-            throw SqlExceptions.translate("inbox create schema", table.qualifiedName(), e);
+            throw OutboxStoreException.of("inbox create schema", table.qualifiedName(), e);
         }
     }
 
@@ -91,7 +102,7 @@ public final class JdbcInbox implements Inbox {
      *
      * @throws OutboxSchemaException naming the table and how to create it
      */
-    public void validateSchema() {
+    void validateSchema() {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement ps = c.prepareStatement(dialect.columnsQuery())) {
             ps.setString(1, table.schema());
@@ -111,7 +122,7 @@ public final class JdbcInbox implements Inbox {
                                 + " db/migration/txoutbox/" + dialect.name() + "/V2__txoutbox_inbox.sql");
             }
         } catch (SQLException e) {
-            throw SqlExceptions.translate("inbox schema check", table.qualifiedName(), e);
+            throw OutboxStoreException.of("inbox schema check", table.qualifiedName(), e);
         }
     }
 

@@ -8,7 +8,10 @@ import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxSchemaException;
 import io.txoutbox.OutboxStats;
 import io.txoutbox.OutboxStats.TypeStats;
-import io.txoutbox.jdbc.Dialect.ColumnKind;
+import io.txoutbox.OutboxStoreException;
+import io.txoutbox.OutboxTable;
+import io.txoutbox.WakeupCounters;
+import io.txoutbox.jdbc.SqlDialect.ColumnKind;
 import io.txoutbox.spi.ClaimResult;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Completion;
@@ -42,10 +45,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The JDBC outbox store: every statement of one {@link Dialect}, rendered once for one {@link
+ * The JDBC outbox store: every statement of one {@link SqlDialect}, rendered once for one {@link
  * OutboxTable}. Thread-safe; one per table and data source.
  */
-public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
+final class JdbcOutboxStore implements OutboxStore {
     private static final Logger log = LoggerFactory.getLogger(JdbcOutboxStore.class);
 
     /** Longest error text kept in {@code last_error}. */
@@ -56,7 +59,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
 
     private final DataSource dataSource;
     private final OutboxTable table;
-    private final Dialect dialect;
+    private final SqlDialect dialect;
     private final DeadHeadPolicy ordered;
     private final boolean changeDataCapture;
     private final Binder bind;
@@ -79,7 +82,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     private JdbcOutboxStore(
             DataSource dataSource,
             OutboxTable table,
-            Dialect dialect,
+            SqlDialect dialect,
             DeadHeadPolicy ordered,
             WakeupOptions wakeups,
             ThreadFactory threadFactory,
@@ -98,7 +101,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
         this.insertSql = render(dialect.insert());
         this.claimSql = dialect.claim() == null ? null : render(dialect.claim());
         this.claimSelectSql = render(dialect.claimSelect());
-        this.claimReadSql = render("SELECT " + Dialect.COLUMNS + " FROM {table} o WHERE o.{id} IN ({ids})");
+        this.claimReadSql = render("SELECT " + SqlDialect.COLUMNS + " FROM {table} o WHERE o.{id} IN ({ids})");
         this.quarantineSql = render("UPDATE {table} SET status = 'dead', last_error = ?, lease_owner = NULL,"
                 + " lease_expires_at = NULL WHERE {id} = ? AND lease_owner = ?");
         this.extendSql = render("UPDATE {table} SET lease_expires_at = {lease_expiry}"
@@ -124,29 +127,6 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
     }
 
     /**
-     * @param dataSource where the table lives; the store borrows a connection per operation (and one for
-     *     as long as a relay listens, on PostgreSQL)
-     * @param table the table and its column names
-     * @param dialect the database's SQL
-     * @return an unordered store
-     */
-    public static JdbcOutboxStore create(DataSource dataSource, OutboxTable table, Dialect dialect) {
-        return create(dataSource, table, dialect, null);
-    }
-
-    /**
-     * @param dataSource where the table lives
-     * @param table the table and its column names
-     * @param dialect the database's SQL
-     * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
-     * @return the store
-     */
-    public static JdbcOutboxStore create(
-            DataSource dataSource, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
-        return create(dataSource, table, dialect, ordered, WakeupOptions.DEFAULT, null, false);
-    }
-
-    /**
      * @param dataSource where the table lives
      * @param table the table and its column names
      * @param dialect the database's SQL
@@ -158,10 +138,10 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
      *     table read by a change-data-capture connector instead of relays (which then need no wake-ups)
      * @return the store; close it to stop its notifier
      */
-    public static JdbcOutboxStore create(
+    static JdbcOutboxStore create(
             DataSource dataSource,
             OutboxTable table,
-            Dialect dialect,
+            SqlDialect dialect,
             DeadHeadPolicy ordered,
             WakeupOptions wakeups,
             ThreadFactory threadFactory,
@@ -184,64 +164,29 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
         return changeDataCapture;
     }
 
-    /** @return the dead-head policy of ordered mode, or {@code null} when unordered */
-    public DeadHeadPolicy ordered() {
-        return ordered;
-    }
-
-    /** @return the dialect this store speaks */
-    public Dialect dialect() {
-        return dialect;
-    }
-
-    /** @return the table and its column names */
-    public OutboxTable outboxTable() {
-        return table;
-    }
-
     @Override
     public String table() {
         return table.qualifiedName();
     }
 
-    /**
-     * Renders a statement template for this table.
-     *
-     * @param template a template with the tokens {@link Dialect} lists
-     * @return the SQL
-     */
-    public String render(String template) {
+    /** Renders a statement template for this table: the tokens {@link SqlDialect} lists. */
+    String render(String template) {
         return render(template, table, dialect, ordered);
     }
 
-    /**
-     * The outbox table's DDL for a table and dialect, as {@link #createSchema()} runs it and the
-     * Flyway-style migrations ship it; needs no database.
-     *
-     * @param table the table and its column names
-     * @param dialect the database's SQL
-     * @return the script
-     */
-    public static String outboxDdl(OutboxTable table, Dialect dialect) {
+    /** The outbox table's DDL, as {@link #createSchema()} runs it and the migrations ship it. */
+    static String outboxDdl(OutboxTable table, SqlDialect dialect) {
         return render(dialect.outboxDdl(), table, dialect, null);
     }
 
-    /**
-     * The optional PostgreSQL trigger that wakes idle relays when programs other than txoutbox insert
-     * rows (psql, services in other languages): what {@link #createSchema()} adds when the outbox asks
-     * for it, and what {@code db/migration/txoutbox/postgresql-foreign-writers/} ships for the default
-     * table. Needs no database.
-     *
-     * @param table the table and its column names
-     * @return the script
-     */
-    public static String foreignWriterWakeupDdl(OutboxTable table) {
-        return PgWakeups.render(render(FOREIGN_WRITER_TRIGGER, table, Dialect.POSTGRESQL, null), table);
+    /** The optional PostgreSQL trigger that wakes idle relays for writers that are not txoutbox. */
+    static String foreignWriterWakeupDdl(OutboxTable table) {
+        return PgWakeups.render(render(FOREIGN_WRITER_TRIGGER, table, SqlDialect.POSTGRESQL, null), table);
     }
 
-    private static final String FOREIGN_WRITER_TRIGGER = Dialect.resource("postgresql-wake-trigger.sql");
+    private static final String FOREIGN_WRITER_TRIGGER = SqlDialect.resource("postgresql-wake-trigger.sql");
 
-    private static String render(String template, OutboxTable table, Dialect dialect, DeadHeadPolicy ordered) {
+    private static String render(String template, OutboxTable table, SqlDialect dialect, DeadHeadPolicy ordered) {
         OutboxTable.Columns c = table.columns();
         String head = ordered == null
                 ? ""
@@ -252,7 +197,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
                 .replace("{lease_expiry}", dialect.leaseExpiry())
                 .replace("{now}", dialect.now())
                 .replace("{table}", table.qualifiedName())
-                .replace("{name}", table.derivedPrefix())
+                .replace("{name}", table.name())
                 .replace("{channel}", table.channel())
                 .replace("{id}", c.id())
                 .replace("{aggregate_type}", c.aggregateType())
@@ -300,7 +245,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
                 deleteAppended(connection, events);
             }
         } catch (SQLException e) {
-            throw SqlExceptions.translate("append", table(), e);
+            throw OutboxStoreException.of("append", table(), e);
         }
     }
 
@@ -410,7 +355,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
             try {
                 rows.add(new Row(readClaimed(id, rs), id, null, null));
             } catch (SQLException bad) {
-                rows.add(new Row(null, id, null, SqlExceptions.describe(bad)));
+                rows.add(new Row(null, id, null, OutboxStoreException.describe(bad)));
             } catch (RuntimeException bad) {
                 rows.add(new Row(null, id, null, reason(bad)));
             }
@@ -1011,7 +956,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
                             + " rows inserted by other programs wait for the relays' poll. Create it with"
                             + " Outbox#createSchema(), the migration in"
                             + " db/migration/txoutbox/postgresql-foreign-writers/ (default table), or the script"
-                            + " of JdbcOutboxStore.foreignWriterWakeupDdl",
+                            + " of Dialect.POSTGRESQL.foreignWriterWakeupDdl",
                     table(),
                     wake);
         }
@@ -1070,7 +1015,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
         List<String> problems = new ArrayList<>();
         for (String column : required) {
             if ("YES".equals(nullable.get(column.toLowerCase(Locale.ROOT)))) {
-                String fix = dialect == Dialect.MARIADB
+                String fix = dialect == SqlDialect.MARIADB
                         ? "ALTER TABLE " + table() + " MODIFY " + column + " <its type> NOT NULL"
                         : "ALTER TABLE " + table() + " ALTER COLUMN " + column + " SET NOT NULL";
                 problems.add("column '" + column + "' allows NULL; txoutbox needs a value in every row (" + fix + ")");
@@ -1169,24 +1114,12 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
         }
     }
 
-    /**
-     * @return after-commit notifications sent to relays of other processes, asked for, and failed (each
-     *     failure retried); all zero where the database cannot notify or notifications are off
-     */
+    @Override
     public WakeupCounters wakeupCounters() {
         return notifier == null
-                ? new WakeupCounters(0, 0, 0)
+                ? WakeupCounters.NONE
                 : new WakeupCounters(notifier.sent(), notifier.requested(), notifier.failures());
     }
-
-    /**
-     * Counters of after-commit notifications.
-     *
-     * @param sent notifications sent
-     * @param requested commits that asked for one (the difference was coalesced)
-     * @param failures attempts that failed and were retried
-     */
-    public record WakeupCounters(long sent, long requested, long failures) {}
 
     /** Stops the notifier and gives its connection back; idempotent. Never closes the data source. */
     @Override
@@ -1220,7 +1153,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
                 }
             }
         } catch (SQLException e) {
-            throw SqlExceptions.translate(operation, table(), e);
+            throw OutboxStoreException.of(operation, table(), e);
         }
     }
 
@@ -1260,7 +1193,7 @@ public final class JdbcOutboxStore implements OutboxStore, AutoCloseable {
                 }
             }
         } catch (SQLException e) {
-            throw SqlExceptions.translate(operation, table(), e);
+            throw OutboxStoreException.of(operation, table(), e);
         }
     }
 

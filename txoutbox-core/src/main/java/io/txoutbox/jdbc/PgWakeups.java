@@ -1,5 +1,6 @@
 package io.txoutbox.jdbc;
 
+import io.txoutbox.OutboxTable;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
@@ -54,12 +55,12 @@ final class PgWakeups {
 
     /** @return the name of the optional trigger, without schema */
     static String triggerName(OutboxTable table) {
-        return table.derivedPrefix() + "_wake";
+        return table.name() + "_wake";
     }
 
     /** @return the name of the trigger of txoutbox 0.1 that notified from every appending transaction */
     static String legacyTriggerName(OutboxTable table) {
-        return table.derivedPrefix() + "_notify";
+        return table.name() + "_notify";
     }
 
     /** Counts the table's user triggers of a name; binds the qualified table name and the trigger name. */

@@ -108,8 +108,8 @@ final class DefaultRelay implements Relay {
     DefaultRelay(Relay.Builder b, Duration minPollInterval) {
         this.name = b.name;
         this.owner = ownerId(b.name);
-        this.store = b.outbox.store();
-        this.clock = b.outbox.clock();
+        this.store = b.store;
+        this.clock = b.clock;
         this.publisher = b.publisher;
         this.listener = b.listener;
         this.batchSize = b.batchSize;

@@ -1,20 +1,12 @@
 package io.txoutbox.jdbc;
 
-import io.txoutbox.OutboxException;
+import io.txoutbox.Dialect;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DatabaseMetaData;
-import java.sql.SQLException;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The SQL of one database: data (statement templates and type names) plus a few flags. PostgreSQL is
@@ -56,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * @param timestamps how times are bound and read
  * @param uuidAsText whether ids are stored as text rather than a native uuid type
  */
-public record Dialect(
+record SqlDialect(
         String name,
         String outboxDdl,
         String inboxDdl,
@@ -78,8 +70,6 @@ public record Dialect(
         Map<ColumnKind, Set<String>> types,
         TimeCodec timestamps,
         boolean uuidAsText) {
-
-    private static final Logger log = LoggerFactory.getLogger(Dialect.class);
 
     /** The kinds of column the schema check knows. */
     public enum ColumnKind {
@@ -128,7 +118,7 @@ public record Dialect(
             + " lease_owner = NULL, lease_expires_at = NULL";
 
     /** PostgreSQL 14 or later: the reference dialect. */
-    public static final Dialect POSTGRESQL = new Dialect(
+    static final SqlDialect POSTGRESQL = new SqlDialect(
             "postgresql",
             resource("postgresql-outbox.sql") + "\n" + resource("postgresql-drop-commit-notify.sql"),
             resource("postgresql-inbox.sql"),
@@ -182,7 +172,7 @@ public record Dialect(
             false);
 
     /** MariaDB 10.6 or later, and MySQL 8.0.13 or later: {@code SKIP LOCKED}, no {@code NOTIFY}. */
-    public static final Dialect MARIADB = new Dialect(
+    static final SqlDialect MARIADB = new SqlDialect(
             "mariadb",
             resource("mariadb-outbox.sql"),
             resource("mariadb-inbox.sql"),
@@ -213,7 +203,7 @@ public record Dialect(
             true);
 
     /** H2 2.2 or later, for embedded use and fast tests: {@code SKIP LOCKED}, no {@code NOTIFY}. */
-    public static final Dialect H2 = new Dialect(
+    static final SqlDialect H2 = new SqlDialect(
             "h2",
             resource("h2-outbox.sql"),
             resource("h2-inbox.sql"),
@@ -243,89 +233,27 @@ public record Dialect(
             TimeCodec.OFFSET,
             false);
 
-    private static final List<Dialect> SUPPORTED = List.of(POSTGRESQL, MARIADB, H2);
-
     /** Copies the type map. */
-    public Dialect {
+    SqlDialect {
         types = Map.copyOf(types);
     }
 
-    /**
-     * Picks the dialect of the database behind a data source, and logs what it picked.
-     *
-     * @param dataSource the application's data source
-     * @return the dialect
-     * @throws OutboxException naming the database and the supported ones when it is not supported
-     */
-    public static Dialect detect(DataSource dataSource) {
-        try (Connection connection = dataSource.getConnection()) {
-            DatabaseMetaData meta = connection.getMetaData();
-            String product = meta.getDatabaseProductName();
-            String version = meta.getDatabaseProductVersion();
-            Dialect dialect =
-                    forProduct(product, version, meta.getDatabaseMajorVersion(), meta.getDatabaseMinorVersion());
-            log.info("txoutbox: detected {} {}; using the {} dialect", product, version, dialect.name());
-            return dialect;
-        } catch (SQLException e) {
-            throw SqlExceptions.translate("dialect detection", "-", e);
-        }
-    }
-
-    static Dialect forProduct(String product, String version, int major, int minor) {
-        String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
-        String v = version == null ? "" : version.toLowerCase(Locale.ROOT);
-        if (p.contains("postgresql")) {
-            require(major >= 14, product, version, "PostgreSQL 14 or later");
+    /** @return the SQL of the database a public {@link Dialect} names */
+    static SqlDialect of(Dialect dialect) {
+        if (dialect == Dialect.POSTGRESQL) {
             return POSTGRESQL;
         }
-        if (p.contains("mariadb") || (p.contains("mysql") && v.contains("mariadb"))) {
-            require(major > 10 || (major == 10 && minor >= 6), product, version, "MariaDB 10.6 or later");
+        if (dialect == Dialect.MARIADB) {
             return MARIADB;
         }
-        if (p.contains("mysql")) {
-            require(major >= 8, product, version, "MySQL 8.0.13 or later");
-            return MARIADB;
-        }
-        if (p.equals("h2")) {
-            require(major >= 2, product, version, "H2 2.2 or later");
+        if (dialect == Dialect.H2) {
             return H2;
         }
-        throw new OutboxException("txoutbox does not support the database '" + product + " " + version
-                + "'; supported: PostgreSQL 14+, MariaDB 10.6+, MySQL 8.0.13+, H2 2.2+ (dialects "
-                + SUPPORTED.stream().map(Dialect::name).toList() + ")");
-    }
-
-    private static void require(boolean ok, String product, String version, String needed) {
-        if (!ok) {
-            throw new OutboxException("txoutbox needs " + needed + "; the database is " + product + " " + version);
-        }
-    }
-
-    /**
-     * @param name a dialect name: {@code postgresql}, {@code mariadb} (also for MySQL) or {@code h2}
-     * @return the dialect
-     * @throws OutboxException naming the supported dialects when the name is unknown
-     */
-    public static Dialect named(String name) {
-        if ("mysql".equalsIgnoreCase(name)) {
-            return MARIADB;
-        }
-        for (Dialect d : SUPPORTED) {
-            if (d.name.equalsIgnoreCase(name)) {
-                return d;
-            }
-        }
-        throw new OutboxException("txoutbox.dialect '" + name + "' is unknown; supported: "
-                + SUPPORTED.stream().map(Dialect::name).toList() + " (mysql is an alias of mariadb)");
-    }
-
-    /** @return the dialects this version supports */
-    public static List<Dialect> supported() {
-        return SUPPORTED;
+        throw new IllegalArgumentException("unknown dialect " + dialect);
     }
 
     static String resource(String file) {
-        try (InputStream in = Dialect.class.getResourceAsStream(file)) {
+        try (InputStream in = SqlDialect.class.getResourceAsStream(file)) {
             if (in == null) {
                 throw new IllegalStateException("txoutbox resource io/txoutbox/jdbc/" + file + " is missing");
             }
@@ -337,6 +265,6 @@ public record Dialect(
 
     @Override
     public String toString() {
-        return "Dialect[" + name + "]";
+        return "SqlDialect[" + name + "]";
     }
 }
