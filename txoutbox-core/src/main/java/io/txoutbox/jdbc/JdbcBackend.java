@@ -102,7 +102,7 @@ public final class JdbcBackend {
      * @return the outbox table's DDL
      */
     public static String outboxDdl(Dialect dialect, OutboxTable table) {
-        return JdbcOutboxStore.outboxDdl(table, SqlDialect.of(dialect));
+        return SchemaManager.outboxDdl(table, SqlDialect.of(dialect));
     }
 
     /**
@@ -126,6 +126,6 @@ public final class JdbcBackend {
                     + " notifications; the " + dialect.name() + " dialect has none (relays find such rows by"
                     + " their adaptive poll)");
         }
-        return JdbcOutboxStore.foreignWriterWakeupDdl(table);
+        return SchemaManager.foreignWriterWakeupDdl(table);
     }
 }

@@ -1,78 +1,227 @@
 package io.txoutbox.jdbc;
 
+import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Dialect;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
 
 /**
- * The SQL of one database: data (statement templates and type names) plus a few flags. PostgreSQL is
- * the reference; {@link #MARIADB} and {@link #H2} are derived from it and replace only what differs.
+ * Every statement txoutbox runs on one database, and what that database can do. {@link PostgresDialect}
+ * is the reference and holds every statement; {@link MariaDbDialect} and {@link H2Dialect} override only
+ * what their database does differently. What a database cannot do is a capability method that says so
+ * ({@link #supportsUpdateReturning()}, {@link #supportsArrayMarks()}, {@link #supportsListen()}): the store
+ * then takes another path, and the statements of the path it does not take refuse to be asked for.
  *
- * <p>Templates name the table and the mappable columns with tokens that the store replaces once, with
- * validated identifiers, when it is built: {@code {table}}, {@code {name}}, {@code {channel}}, {@code
- * {id}}, {@code {aggregate_type}}, {@code {aggregate_id}}, {@code {event_type}}, {@code {payload}};
- * {@code {now}} is the database clock, {@code {head}} the ordered-mode filter (empty when unordered) and
- * {@code {ids}} a list of placeholders.
+ * <p>Statements are templates: {@link OutboxSql} replaces their tokens once per table with validated
+ * identifiers: {@code {table}}, {@code {name}} (the table without schema, for derived objects), {@code
+ * {channel}}, the mappable columns {@code {id}}, {@code {aggregate_type}}, {@code {aggregate_id}}, {@code
+ * {event_type}} and {@code {payload}}; {@code {now}} (the database clock), {@code {lease_expiry}} (the
+ * database clock plus a bound number of milliseconds) and {@code {head}} (the ordered-mode filter, empty
+ * when unordered). {@code {ids}} becomes a list of placeholders when a statement runs. Each method says
+ * what it binds, in order, and the labels of the columns it returns: the store reads columns by name.
  *
- * @param name the dialect's name, as logged and configured
- * @param outboxDdl creates the outbox table and its indexes (and on PostgreSQL drops the trigger of
- *     txoutbox 0.1 that notified from every appending transaction)
- * @param inboxDdl creates the inbox table
- * @param now the database clock, for leases
- * @param leaseExpiry the database clock plus a bound number of milliseconds
- * @param insert appends one event (13 parameters, see the store)
- * @param claim claims a batch within a byte budget in one statement returning the rows (parameters: now,
- *     limit, byte budget, owner, lease); {@code null} where the database has no {@code UPDATE …
- *     RETURNING}, and {@link #claimSelect} with {@link #claimUpdate} run in one short transaction instead
- * @param claimSelect selects and locks due rows, skipping locked ones: each row's id and payload size, so
- *     the store picks the rows within the byte budget before it reads any payload
- * @param claimUpdate leases the picked rows, which the store then reads
- * @param completeDelete marks a batch in one statement, deleting published rows; {@code null} to mark
- *     with a short transaction of simple statements
- * @param completeRetain marks a batch in one statement, keeping published rows; {@code null} likewise
- * @param purge deletes at most a bound number of published rows older than a bound time
- * @param notifySql wakes listening relays, binds the channel; {@code null} where the database cannot
- *     (sent after commit, on a connection of its own, never from an appending transaction)
- * @param supportsListen whether relays can listen for wake-ups from other writers
- * @param inboxInsert records a processed event id (consumer, id, time)
- * @param inboxInsertIgnoresDuplicates whether {@link #inboxInsert} reports a duplicate as 0 rows; if not,
- *     a duplicate-key error means the id was seen
- * @param columnsQuery lists the table's columns, their type names and whether they allow NULL ({@code
- *     YES}/{@code NO}) (schema or null, table)
- * @param upperCaseIdentifiers whether the catalogue stores unquoted identifiers in upper case
- * @param types the type names each kind of column may have in the catalogue
- * @param timestamps how times are bound and read
- * @param uuidAsText whether ids are stored as text rather than a native uuid type
+ * <p>The claimed columns, whatever the column mapping, are labelled {@code id}, {@code aggregate_type},
+ * {@code aggregate_id}, {@code event_type}, {@code event_version}, {@code payload}, {@code content_type},
+ * {@code headers} (as text), {@code tenant_id}, {@code destination}, {@code created_at}, {@code attempts}
+ * and {@code max_attempts} ({@link ClaimedRows} reads them).
  */
-record SqlDialect(
-        String name,
-        String outboxDdl,
-        String inboxDdl,
-        String now,
-        String leaseExpiry,
-        String insert,
-        String claim,
-        String claimSelect,
-        String claimUpdate,
-        String completeDelete,
-        String completeRetain,
-        String purge,
-        String notifySql,
-        boolean supportsListen,
-        String inboxInsert,
-        boolean inboxInsertIgnoresDuplicates,
-        String columnsQuery,
-        boolean upperCaseIdentifiers,
-        Map<ColumnKind, Set<String>> types,
-        TimeCodec timestamps,
-        boolean uuidAsText) {
+interface SqlDialect {
+
+    /** @return the SQL of the database a public {@link Dialect} names */
+    static SqlDialect of(Dialect dialect) {
+        if (dialect == Dialect.POSTGRESQL) {
+            return PostgresDialect.INSTANCE;
+        }
+        if (dialect == Dialect.MARIADB) {
+            return MariaDbDialect.INSTANCE;
+        }
+        if (dialect == Dialect.H2) {
+            return H2Dialect.INSTANCE;
+        }
+        throw new IllegalArgumentException("unknown dialect " + dialect);
+    }
+
+    /** @return the name, as in {@link Dialect#name()} and the migration folders */
+    String name();
+
+    // ---- capabilities ------------------------------------------------------------------------------
+
+    /** @return whether a batch is claimed with one {@code UPDATE … RETURNING} ({@link #claimReturning()}) */
+    boolean supportsUpdateReturning();
+
+    /** @return whether a batch is marked with one statement over bound arrays ({@link #markDeleting()}) */
+    boolean supportsArrayMarks();
+
+    /** @return whether relays can {@code LISTEN} for notifications, and appenders notify after commit */
+    boolean supportsListen();
+
+    /** @return whether {@link #inboxInsert()} reports a duplicate as 0 rows (else as SQLState 23505) */
+    boolean inboxInsertIgnoresDuplicates();
+
+    /** @return whether ids are stored as text rather than a native uuid type */
+    boolean storesUuidAsText();
+
+    /** @return whether times are stored as zone-less UTC timestamps rather than with a time zone */
+    boolean storesUtcLocalTimes();
+
+    // ---- schema ------------------------------------------------------------------------------------
+
+    /** @return the outbox table's DDL script, as the migrations ship it */
+    String outboxDdl();
+
+    /** @return the inbox table's DDL script */
+    String inboxDdl();
+
+    /** @return the optional trigger for writers that are not txoutbox; only where {@link #supportsListen()} */
+    String foreignWriterTrigger();
+
+    /** @return the table's columns (schema or null, table): labels {@code name}, {@code type}, {@code nullable} */
+    String columns();
+
+    /** @return the type names each kind of column may have in this database's catalogue */
+    Map<ColumnKind, Set<String>> types();
+
+    /**
+     * @param table the qualified table
+     * @param column a column that allows NULL
+     * @return the statement an operator runs to forbid NULL there
+     */
+    String notNullFix(String table, String column);
+
+    // ---- clock -------------------------------------------------------------------------------------
+
+    /** @return the database clock, for leases */
+    String now();
+
+    /** @return the database clock plus a bound number of milliseconds */
+    String leaseExpiry();
+
+    // ---- append ------------------------------------------------------------------------------------
+
+    /**
+     * @return inserts one event; binds id, aggregate type, aggregate id, event type, version, payload,
+     *     content type, headers (JSON text), tenant, destination, created at, available at, max attempts
+     */
+    String insert();
+
+    /** @return change-data-capture mode: deletes the rows just appended; binds {@code {ids}} */
+    String deleteAppended();
+
+    // ---- claim -------------------------------------------------------------------------------------
+
+    /**
+     * @return claims a batch within a byte budget in one statement and returns the claimed columns;
+     *     binds now, limit, byte budget, owner, lease millis; only where {@link #supportsUpdateReturning()}
+     */
+    String claimReturning();
+
+    /**
+     * @return selects and locks due rows, skipping locked ones; binds now, limit; returns {@code id} and
+     *     {@code bytes}, the payload's size, so the rows within the byte budget are picked before any
+     *     payload is read
+     */
+    String claimSelect();
+
+    /** @return leases the picked rows and counts the attempt; binds owner, lease millis, {@code {ids}} */
+    String claimUpdate();
+
+    /** @return reads the leased rows: the claimed columns; binds {@code {ids}} */
+    String claimRead();
+
+    /** @return marks dead a row whose id cannot be read, by its raw key; binds reason, raw key, owner */
+    String quarantine();
+
+    /** @return the earliest due time of pending unleased rows (ordered: of heads); label {@code due} */
+    String nextDue();
+
+    // ---- mark --------------------------------------------------------------------------------------
+
+    /** @return extends the lease of rows an owner holds; binds lease millis, owner, {@code {ids}} */
+    String extendLease();
+
+    /**
+     * @return marks a batch in one statement, deleting published rows; binds ids, states, available at,
+     *     errors (four arrays), owner, owner; returns the marked ids ({@code id}); only where {@link
+     *     #supportsArrayMarks()}
+     */
+    String markDeleting();
+
+    /**
+     * @return marks a batch in one statement, keeping published rows; binds the four arrays, published
+     *     at, owner; returns the marked ids ({@code id}); only where {@link #supportsArrayMarks()}
+     */
+    String markRetaining();
+
+    /** @return locks the rows of a batch the owner still holds; binds {@code {ids}}, owner; returns {@code id} */
+    String lockOwned();
+
+    /** @return deletes published rows; binds {@code {ids}} */
+    String deletePublished();
+
+    /** @return keeps published rows as published; binds published at, {@code {ids}} */
+    String retainPublished();
+
+    /** @return marks one row retrying or dead; binds state, available at (or NULL), error, id */
+    String markOne();
+
+    /** @return returns every lease an owner holds without counting the attempt; binds owner */
+    String releaseLeases();
+
+    // ---- operations --------------------------------------------------------------------------------
+
+    /**
+     * @return counts by event type in one query; labels {@code event_type}, {@code pending}, {@code
+     *     in_flight}, {@code retrying}, {@code dead}, {@code published}, {@code oldest}
+     */
+    String stats();
+
+    /** @return aggregates whose dead event holds back later pending ones; label {@code n} */
+    String blockedAggregates();
+
+    /** @return pending events held back behind a dead event of their aggregate; label {@code n} */
+    String blockedEvents();
+
+    /**
+     * @param policy the dead-head policy of ordered mode, or {@code null} for unordered
+     * @param ofType whether the page is of one event type (binds the type)
+     * @param after whether the page starts after an id (binds the last id of the previous page)
+     * @return one page of dead events by id, then binds the limit; labels {@code id}, {@code
+     *     aggregate_type}, {@code aggregate_id}, {@code event_type}, {@code event_version}, {@code
+     *     tenant_id}, {@code attempts}, {@code last_error}, {@code created_at}, {@code held_back}
+     */
+    String listDead(DeadHeadPolicy policy, boolean ofType, boolean after);
+
+    /** @return the id filter a dead-event selector appends to {@link #revive()} or {@link #deleteDead()} */
+    String selectIds();
+
+    /** @return the type filter a dead-event selector appends; binds the type */
+    String selectType();
+
+    /** @return puts dead rows back to pending, before the selector's filters; binds available at */
+    String revive();
+
+    /** @return deletes dead rows, before the selector's filters */
+    String deleteDead();
+
+    /** @return deletes at most a bound number of published rows older than a bound time */
+    String purge();
+
+    /**
+     * @param policy the dead-head policy, or {@code null} for unordered
+     * @return the filter {@code {head}}: only the oldest unfinished event of an aggregate is due
+     */
+    String headFilter(DeadHeadPolicy policy);
+
+    // ---- inbox -------------------------------------------------------------------------------------
+
+    /** @return records a processed event id; binds consumer, event id, processed at */
+    String inboxInsert();
+
+    /** @return deletes a consumer's old records; binds consumer, processed before */
+    String inboxPurge();
 
     /** The kinds of column the schema check knows. */
-    public enum ColumnKind {
+    enum ColumnKind {
         /** The event id. */
         UUID,
         /** Short text. */
@@ -85,186 +234,5 @@ record SqlDialect(
         INTEGER,
         /** The headers (a JSON object). */
         JSON
-    }
-
-    /** How times are stored. */
-    public enum TimeCodec {
-        /** {@code timestamp with time zone}, bound as {@code OffsetDateTime}. */
-        OFFSET,
-        /** A zone-less timestamp holding UTC, bound as {@code LocalDateTime}. */
-        UTC_LOCAL
-    }
-
-    /** What a claim reads of a row, in this order; the store reads them by position. */
-    static final String COLUMNS = "o.{id}, o.{aggregate_type}, o.{aggregate_id}, o.{event_type},"
-            + " o.event_version, o.{payload}, o.content_type, o.headers, o.tenant_id, o.destination,"
-            + " o.created_at, o.attempts, o.max_attempts";
-
-    private static final String DUE = " FROM {table} o WHERE o.status = 'pending' AND o.available_at <= ?"
-            + " AND (o.lease_expires_at IS NULL OR o.lease_expires_at <= {now}){head}"
-            + " ORDER BY o.available_at, o.seq LIMIT ? FOR UPDATE SKIP LOCKED";
-
-    private static final String INSERT_COLUMNS = "INSERT INTO {table} ({id}, {aggregate_type}, {aggregate_id},"
-            + " {event_type}, event_version, {payload}, content_type, headers, tenant_id, destination, created_at,"
-            + " available_at, max_attempts) VALUES ";
-
-    private static final String PG_INPUT = "WITH input AS (SELECT * FROM unnest(?::uuid[], ?::varchar[],"
-            + " ?::text[], ?::text[]) AS i(id, status, available_at, error))";
-
-    private static final String PG_UPDATE_MARKED = " UPDATE {table} AS t SET status = i.status,"
-            + " available_at = CASE WHEN i.status = 'pending' THEN i.available_at::timestamptz"
-            + " ELSE t.available_at END,"
-            + " last_error = CASE WHEN i.status = 'published' THEN t.last_error ELSE i.error END,"
-            + " lease_owner = NULL, lease_expires_at = NULL";
-
-    /** PostgreSQL 14 or later: the reference dialect. */
-    static final SqlDialect POSTGRESQL = new SqlDialect(
-            "postgresql",
-            resource("postgresql-outbox.sql") + "\n" + resource("postgresql-drop-commit-notify.sql"),
-            resource("postgresql-inbox.sql"),
-            "now()",
-            "now() + ? * interval '1 millisecond'",
-            INSERT_COLUMNS + "(?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?)",
-            // octet_length reads the size from the TOAST header without detoasting: payloads beyond the
-            // byte budget are never read, only the picked rows are updated and returned.
-            "WITH due AS (SELECT o.{id}, o.available_at, o.seq, COALESCE(octet_length(o.{payload}), 0) AS bytes"
-                    + DUE + "), picked AS (SELECT d.{id} FROM (SELECT due.{id}, sum(due.bytes) OVER (ORDER BY"
-                    + " due.available_at, due.seq ROWS UNBOUNDED PRECEDING) - due.bytes AS before FROM due) d"
-                    + " WHERE d.before < ?)"
-                    + " UPDATE {table} AS t SET lease_owner = ?,"
-                    + " lease_expires_at = now() + ? * interval '1 millisecond', attempts = t.attempts + 1"
-                    + " FROM picked WHERE t.{id} = picked.{id}"
-                    + " RETURNING t.{id}, t.{aggregate_type}, t.{aggregate_id}, t.{event_type}, t.event_version,"
-                    + " t.{payload}, t.content_type, t.headers::text, t.tenant_id, t.destination, t.created_at,"
-                    + " t.attempts, t.max_attempts",
-            "SELECT o.{id}, COALESCE(OCTET_LENGTH(o.{payload}), 0)" + DUE,
-            "UPDATE {table} SET lease_owner = ?, lease_expires_at = {lease_expiry}, attempts = attempts + 1"
-                    + " WHERE {id} IN ({ids})",
-            PG_INPUT
-                    + ", deleted AS (DELETE FROM {table} AS t USING input AS i WHERE t.{id} = i.id"
-                    + " AND i.status = 'published' AND t.lease_owner = ? RETURNING t.{id})"
-                    + ", updated AS (" + PG_UPDATE_MARKED + " FROM input AS i WHERE t.{id} = i.id"
-                    + " AND i.status <> 'published' AND t.lease_owner = ? RETURNING t.{id})"
-                    + " SELECT {id} FROM deleted UNION ALL SELECT {id} FROM updated",
-            PG_INPUT
-                    + ", updated AS (" + PG_UPDATE_MARKED
-                    + ", published_at = CASE WHEN i.status = 'published' THEN ?::timestamptz"
-                    + " ELSE t.published_at END"
-                    + " FROM input AS i WHERE t.{id} = i.id AND t.lease_owner = ? RETURNING t.{id})"
-                    + " SELECT {id} FROM updated",
-            "DELETE FROM {table} WHERE {id} IN (SELECT {id} FROM {table}"
-                    + " WHERE status = 'published' AND published_at < ? LIMIT ?)",
-            "SELECT pg_notify(?, '')",
-            true,
-            "INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-            true,
-            "SELECT column_name, udt_name, is_nullable FROM information_schema.columns"
-                    + " WHERE table_schema = COALESCE(?, current_schema()) AND table_name = ?",
-            false,
-            Map.of(
-                    ColumnKind.UUID, Set.of("uuid"),
-                    ColumnKind.TEXT, Set.of("varchar", "text"),
-                    ColumnKind.BYTES, Set.of("bytea"),
-                    ColumnKind.TIME, Set.of("timestamptz"),
-                    ColumnKind.INTEGER, Set.of("int4", "int8"),
-                    ColumnKind.JSON, Set.of("jsonb")),
-            TimeCodec.OFFSET,
-            false);
-
-    /** MariaDB 10.6 or later, and MySQL 8.0.13 or later: {@code SKIP LOCKED}, no {@code NOTIFY}. */
-    static final SqlDialect MARIADB = new SqlDialect(
-            "mariadb",
-            resource("mariadb-outbox.sql"),
-            resource("mariadb-inbox.sql"),
-            "UTC_TIMESTAMP(6)",
-            "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL ? * 1000 MICROSECOND)",
-            INSERT_COLUMNS + "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            null,
-            POSTGRESQL.claimSelect,
-            POSTGRESQL.claimUpdate,
-            null,
-            null,
-            "DELETE FROM {table} WHERE status = 'published' AND published_at < ? ORDER BY published_at LIMIT ?",
-            null,
-            false,
-            "INSERT IGNORE INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?)",
-            true,
-            "SELECT column_name, data_type, is_nullable FROM information_schema.columns"
-                    + " WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?",
-            false,
-            Map.of(
-                    ColumnKind.UUID, Set.of("char", "uuid", "varchar"),
-                    ColumnKind.TEXT, Set.of("varchar", "text", "mediumtext", "longtext"),
-                    ColumnKind.BYTES, Set.of("longblob", "mediumblob", "blob"),
-                    ColumnKind.TIME, Set.of("datetime", "timestamp"),
-                    ColumnKind.INTEGER, Set.of("int", "bigint"),
-                    ColumnKind.JSON, Set.of("longtext", "mediumtext", "text", "json")),
-            TimeCodec.UTC_LOCAL,
-            true);
-
-    /** H2 2.2 or later, for embedded use and fast tests: {@code SKIP LOCKED}, no {@code NOTIFY}. */
-    static final SqlDialect H2 = new SqlDialect(
-            "h2",
-            resource("h2-outbox.sql"),
-            resource("h2-inbox.sql"),
-            "CURRENT_TIMESTAMP",
-            "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)",
-            MARIADB.insert,
-            null,
-            POSTGRESQL.claimSelect,
-            POSTGRESQL.claimUpdate,
-            null,
-            null,
-            POSTGRESQL.purge,
-            null,
-            false,
-            "INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?)",
-            false,
-            "SELECT column_name, data_type, is_nullable FROM information_schema.columns"
-                    + " WHERE table_schema = COALESCE(UPPER(?), CURRENT_SCHEMA) AND table_name = UPPER(?)",
-            true,
-            Map.of(
-                    ColumnKind.UUID, Set.of("uuid"),
-                    ColumnKind.TEXT, Set.of("character varying", "character large object"),
-                    ColumnKind.BYTES, Set.of("binary large object", "binary varying"),
-                    ColumnKind.TIME, Set.of("timestamp with time zone"),
-                    ColumnKind.INTEGER, Set.of("integer", "bigint"),
-                    ColumnKind.JSON, Set.of("character large object", "character varying", "json")),
-            TimeCodec.OFFSET,
-            false);
-
-    /** Copies the type map. */
-    SqlDialect {
-        types = Map.copyOf(types);
-    }
-
-    /** @return the SQL of the database a public {@link Dialect} names */
-    static SqlDialect of(Dialect dialect) {
-        if (dialect == Dialect.POSTGRESQL) {
-            return POSTGRESQL;
-        }
-        if (dialect == Dialect.MARIADB) {
-            return MARIADB;
-        }
-        if (dialect == Dialect.H2) {
-            return H2;
-        }
-        throw new IllegalArgumentException("unknown dialect " + dialect);
-    }
-
-    static String resource(String file) {
-        try (InputStream in = SqlDialect.class.getResourceAsStream(file)) {
-            if (in == null) {
-                throw new IllegalStateException("txoutbox resource io/txoutbox/jdbc/" + file + " is missing");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    @Override
-    public String toString() {
-        return "SqlDialect[" + name + "]";
     }
 }
