@@ -3,6 +3,7 @@ package io.txoutbox.jdbc;
 import io.txoutbox.spi.ClaimResult;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,7 +63,7 @@ final class ShortTransactionClaims extends Claims {
         });
     }
 
-    private static void bindKeys(PreparedStatement ps, int first, List<Object> keys) throws java.sql.SQLException {
+    private static void bindKeys(PreparedStatement ps, int first, List<Object> keys) throws SQLException {
         int i = first;
         for (Object key : keys) {
             ps.setObject(i++, key);
