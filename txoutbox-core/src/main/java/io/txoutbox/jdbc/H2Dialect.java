@@ -4,12 +4,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * H2 2.2 or later, for embedded use and fast tests: {@code SKIP LOCKED}, but no {@code UPDATE …
- * RETURNING}, no arrays and no notifications, so it claims and marks with short transactions as {@link
- * MariaDbDialect} does. Its catalogue keeps unquoted names in upper case. Only what differs from {@link
- * PostgresDialect} is here.
+ * H2 2.2 or later, for embedded use and fast tests: claims and marks with short transactions ({@link
+ * ShortTransactionDialect}). Its catalogue keeps unquoted names in upper case. Only what differs from
+ * {@link PostgresDialect} is here.
  */
-final class H2Dialect extends PostgresDialect {
+final class H2Dialect extends ShortTransactionDialect {
     static final H2Dialect INSTANCE = new H2Dialect();
 
     private H2Dialect() {}
@@ -17,21 +16,6 @@ final class H2Dialect extends PostgresDialect {
     @Override
     public String name() {
         return "h2";
-    }
-
-    @Override
-    public boolean supportsUpdateReturning() {
-        return false;
-    }
-
-    @Override
-    public boolean supportsArrayMarks() {
-        return false;
-    }
-
-    @Override
-    public boolean supportsListen() {
-        return false;
     }
 
     /** A duplicate is a primary-key violation (SQLState 23505). */
@@ -75,12 +59,6 @@ final class H2Dialect extends PostgresDialect {
     @Override
     public String leaseExpiry() {
         return "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)";
-    }
-
-    /** The headers column is text: no cast. */
-    @Override
-    public String insert() {
-        return insertWithTextHeaders();
     }
 
     @Override

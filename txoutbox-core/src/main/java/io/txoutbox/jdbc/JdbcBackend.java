@@ -48,7 +48,7 @@ public final class JdbcBackend {
             boolean changeDataCapture,
             boolean createSchema,
             boolean validateSchema) {
-        JdbcOutboxStore store = JdbcOutboxStore.create(
+        JdbcOutboxStore store = new JdbcOutboxStore(
                 dataSource,
                 table,
                 SqlDialect.of(dialect),

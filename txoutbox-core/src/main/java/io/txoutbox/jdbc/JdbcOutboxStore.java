@@ -41,27 +41,6 @@ final class JdbcOutboxStore implements OutboxStore {
     private final SchemaManager schema;
     private final Wakeups wakeups;
 
-    private JdbcOutboxStore(
-            DataSource dataSource,
-            OutboxTable table,
-            SqlDialect dialect,
-            DeadHeadPolicy ordered,
-            WakeupOptions options,
-            ThreadFactory threadFactory,
-            boolean changeDataCapture) {
-        OutboxSql sql = new OutboxSql(dialect, table, ordered);
-        Jdbc jdbc = new Jdbc(dataSource, table.qualifiedName());
-        Binder bind = new Binder(dialect);
-        this.table = table.qualifiedName();
-        this.changeDataCapture = changeDataCapture;
-        this.appender = new Appender(sql, bind, changeDataCapture);
-        this.claims = Claims.of(sql, jdbc, bind);
-        this.marks = Marks.of(sql, jdbc, bind);
-        this.admin = new AdminQueries(sql, jdbc, bind, ordered, changeDataCapture);
-        this.schema = new SchemaManager(sql, jdbc, options);
-        this.wakeups = new Wakeups(dataSource, table, dialect, options, threadFactory, changeDataCapture);
-    }
-
     /**
      * @param dataSource where the table lives; the store borrows a connection per operation (and one for
      *     as long as a relay listens, on PostgreSQL)
@@ -73,9 +52,8 @@ final class JdbcOutboxStore implements OutboxStore {
      *     txoutbox-notify-<table>}
      * @param changeDataCapture whether append deletes each inserted row in the same transaction, for a
      *     table read by a change-data-capture connector instead of relays (which then need no wake-ups)
-     * @return the store; close it to stop its notifier
      */
-    static JdbcOutboxStore create(
+    JdbcOutboxStore(
             DataSource dataSource,
             OutboxTable table,
             SqlDialect dialect,
@@ -86,14 +64,24 @@ final class JdbcOutboxStore implements OutboxStore {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource is required");
         }
-        ThreadFactory threads = threadFactory != null
+        OutboxSql sql = new OutboxSql(dialect, table, ordered);
+        Jdbc jdbc = new Jdbc(dataSource, table.qualifiedName());
+        Binder bind = new Binder(dialect);
+        this.table = table.qualifiedName();
+        this.changeDataCapture = changeDataCapture;
+        this.appender = new Appender(sql, bind, changeDataCapture);
+        this.claims = Claims.of(sql, jdbc, bind);
+        this.marks = Marks.of(sql, jdbc, bind);
+        this.admin = new AdminQueries(sql, jdbc, bind, ordered, changeDataCapture);
+        this.schema = new SchemaManager(sql, jdbc, options);
+        ThreadFactory notifierThreads = threadFactory != null
                 ? threadFactory
                 : r -> {
                     Thread t = new Thread(r, "txoutbox-notify-" + table.qualifiedName());
                     t.setDaemon(true);
                     return t;
                 };
-        return new JdbcOutboxStore(dataSource, table, dialect, ordered, options, threads, changeDataCapture);
+        this.wakeups = new Wakeups(dataSource, table, dialect, options, notifierThreads, changeDataCapture);
     }
 
     @Override

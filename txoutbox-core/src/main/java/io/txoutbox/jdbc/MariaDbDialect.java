@@ -4,14 +4,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * MariaDB 10.6 or later, and MySQL 8.0.13 or later: {@code SKIP LOCKED}, but no {@code UPDATE …
- * RETURNING}, no arrays and no notifications. So a batch is claimed with a short transaction ({@code
- * SELECT … FOR UPDATE SKIP LOCKED}, then {@code UPDATE}) and marked with another (lock the rows still
- * owned, then delete and update); relays of other processes poll. Times are UTC {@code DATETIME(6)},
- * ids {@code CHAR(36)}, so that MariaDB and MySQL read them the same way. Only what differs from {@link
- * PostgresDialect} is here.
+ * MariaDB 10.6 or later, and MySQL 8.0.13 or later: claims and marks with short transactions ({@link
+ * ShortTransactionDialect}). Times are UTC {@code DATETIME(6)}, ids {@code CHAR(36)}, so that MariaDB and
+ * MySQL read them the same way. Only what differs from {@link PostgresDialect} is here.
  */
-final class MariaDbDialect extends PostgresDialect {
+final class MariaDbDialect extends ShortTransactionDialect {
     static final MariaDbDialect INSTANCE = new MariaDbDialect();
 
     private MariaDbDialect() {}
@@ -19,21 +16,6 @@ final class MariaDbDialect extends PostgresDialect {
     @Override
     public String name() {
         return "mariadb";
-    }
-
-    @Override
-    public boolean supportsUpdateReturning() {
-        return false;
-    }
-
-    @Override
-    public boolean supportsArrayMarks() {
-        return false;
-    }
-
-    @Override
-    public boolean supportsListen() {
-        return false;
     }
 
     @Override
@@ -86,12 +68,6 @@ final class MariaDbDialect extends PostgresDialect {
     @Override
     public String leaseExpiry() {
         return "DATE_ADD(UTC_TIMESTAMP(6), INTERVAL ? * 1000 MICROSECOND)";
-    }
-
-    /** The headers column is text: no cast. */
-    @Override
-    public String insert() {
-        return insertWithTextHeaders();
     }
 
     @Override

@@ -8,7 +8,7 @@ import java.util.Set;
 /**
  * Every statement txoutbox runs on one database, and what that database can do. {@link PostgresDialect}
  * is the reference and holds every statement; {@link MariaDbDialect} and {@link H2Dialect} override only
- * what their database does differently. What a database cannot do is a capability method that says so
+ * what their database does differently, what they share in {@link ShortTransactionDialect}. What a database cannot do is a capability method that says so
  * ({@link #supportsUpdateReturning()}, {@link #supportsArrayMarks()}, {@link #supportsListen()}): the store
  * then takes another path, and the statements of the path it does not take refuse to be asked for.
  *

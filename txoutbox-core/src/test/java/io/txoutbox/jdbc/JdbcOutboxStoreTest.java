@@ -44,8 +44,9 @@ class JdbcOutboxStoreTest {
         h2.drop();
     }
 
-    private JdbcOutboxStore store(OutboxTable table, DeadHeadPolicy ordered, boolean changeDataCapture) {
-        JdbcOutboxStore store = JdbcOutboxStore.create(
+    /** A store on a table that is neither created nor checked. */
+    private JdbcOutboxStore unchecked(OutboxTable table, DeadHeadPolicy ordered, boolean changeDataCapture) {
+        JdbcOutboxStore store = new JdbcOutboxStore(
                 h2.dataSource,
                 table,
                 H2Dialect.INSTANCE,
@@ -54,6 +55,11 @@ class JdbcOutboxStoreTest {
                 null,
                 changeDataCapture);
         stores.add(store);
+        return store;
+    }
+
+    private JdbcOutboxStore store(OutboxTable table, DeadHeadPolicy ordered, boolean changeDataCapture) {
+        JdbcOutboxStore store = unchecked(table, ordered, changeDataCapture);
         store.createSchema();
         store.validateSchema();
         return store;
@@ -375,14 +381,7 @@ class JdbcOutboxStoreTest {
 
     @Test
     void a_missing_table_fails_the_check_naming_the_ways_to_create_it() {
-        JdbcOutboxStore store = JdbcOutboxStore.create(
-                h2.dataSource,
-                OutboxTable.of("missing"),
-                H2Dialect.INSTANCE,
-                null,
-                new WakeupOptions(false, Duration.ZERO, false),
-                null,
-                false);
+        JdbcOutboxStore store = unchecked(OutboxTable.of("missing"), null, false);
         assertThatThrownBy(store::validateSchema)
                 .isInstanceOf(OutboxSchemaException.class)
                 .hasMessageContaining("the outbox table 'missing' does not exist")
@@ -393,14 +392,7 @@ class JdbcOutboxStoreTest {
     void a_column_that_allows_null_fails_the_check_with_the_statement_that_fixes_it() {
         store();
         h2.execute("ALTER TABLE outbox ALTER COLUMN content_type SET NULL");
-        JdbcOutboxStore check = JdbcOutboxStore.create(
-                h2.dataSource,
-                OutboxTable.of("outbox"),
-                H2Dialect.INSTANCE,
-                null,
-                new WakeupOptions(false, Duration.ZERO, false),
-                null,
-                false);
+        JdbcOutboxStore check = unchecked(OutboxTable.of("outbox"), null, false);
         assertThatThrownBy(check::validateSchema)
                 .isInstanceOf(OutboxSchemaException.class)
                 .hasMessageContaining("column 'content_type' allows NULL")
@@ -411,14 +403,7 @@ class JdbcOutboxStoreTest {
     void a_column_of_the_wrong_type_fails_the_check_naming_the_types_expected() {
         h2.execute("CREATE TABLE odd (id UUID PRIMARY KEY, seq BIGINT, aggregate_type VARCHAR(255),"
                 + " aggregate_id VARCHAR(255), event_type VARCHAR(255), payload VARCHAR(255))");
-        JdbcOutboxStore check = JdbcOutboxStore.create(
-                h2.dataSource,
-                OutboxTable.of("odd"),
-                H2Dialect.INSTANCE,
-                null,
-                new WakeupOptions(false, Duration.ZERO, false),
-                null,
-                false);
+        JdbcOutboxStore check = unchecked(OutboxTable.of("odd"), null, false);
         assertThatThrownBy(check::validateSchema)
                 .hasMessageContaining(
                         "column 'payload' is character varying; expected [binary large object," + " binary varying]")
