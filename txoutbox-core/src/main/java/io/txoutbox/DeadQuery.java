@@ -17,10 +17,7 @@ public record DeadQuery(String eventType, UUID after, int limit) {
     /** Checks the page size. */
     public DeadQuery {
         if (limit < 1 || limit > MAX_LIMIT) {
-            throw new OutboxValidationException(
-                    "DeadQuery.limit",
-                    "1.." + MAX_LIMIT,
-                    "DeadQuery.limit is " + limit + "; it must be between 1 and " + MAX_LIMIT);
+            throw OutboxValidationException.outOfRange("DeadQuery.limit", limit, 1, MAX_LIMIT);
         }
     }
 

@@ -1,10 +1,8 @@
 package io.txoutbox;
 
-import io.txoutbox.jdbc.Dialect;
-import io.txoutbox.jdbc.JdbcOutboxStore;
-import io.txoutbox.jdbc.OutboxTable;
-import io.txoutbox.jdbc.WakeupOptions;
+import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.OutboxStore;
+import io.txoutbox.spi.Publisher;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -23,32 +21,25 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
     static final int PURGE_BATCH = 1_000;
 
     private final DataSource dataSource;
-    private final JdbcOutboxStore store;
+    private final OutboxStore store;
+    private final OutboxTable table;
+    private final String dialect;
+    private final DeadHeadPolicy ordered;
     private final InstantSource clock;
     private final Supplier<EventScope> scope;
     private final int maxPayloadBytes;
     private final AtomicBoolean warnedAutocommit = new AtomicBoolean();
 
-    DefaultOutbox(Outbox.Builder b, OutboxTable table) {
+    /** @param store the store {@link Outbox.Builder#buildStore()} built from the same builder */
+    DefaultOutbox(Outbox.Builder b, OutboxStore store) {
         this.dataSource = b.dataSource;
+        this.store = store;
+        this.table = OutboxTable.of(b.table).withColumns(b.columns);
+        this.dialect = b.dialect().name();
+        this.ordered = b.ordered;
         this.clock = b.clock;
         this.scope = b.scope;
         this.maxPayloadBytes = b.maxPayloadBytes;
-        Dialect dialect = b.dialect != null ? b.dialect : Dialect.detect(b.dataSource);
-        this.store = JdbcOutboxStore.create(
-                b.dataSource,
-                table,
-                dialect,
-                b.ordered,
-                new WakeupOptions(b.notifyAfterCommit, b.notifyWindow, b.foreignWriterWakeups),
-                b.threadFactory,
-                b.changeDataCapture);
-        if (b.createSchemaIfMissing) {
-            store.createSchema();
-        }
-        if (b.validateSchema) {
-            store.validateSchema();
-        }
     }
 
     @Override
@@ -117,7 +108,7 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
                         store.table());
             }
         } catch (SQLException e) {
-            throw io.txoutbox.jdbc.SqlExceptions.translate("append", store.table(), e);
+            throw OutboxStoreException.of("append", store.table(), e);
         }
     }
 
@@ -148,7 +139,7 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
                 c.setAutoCommit(auto);
             }
         } catch (SQLException e) {
-            throw io.txoutbox.jdbc.SqlExceptions.translate("transaction", store.table(), e);
+            throw OutboxStoreException.of("transaction", store.table(), e);
         }
         committed();
         return result;
@@ -178,8 +169,18 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
     }
 
     @Override
-    public OutboxStore store() {
-        return store;
+    public Relay.Builder relay(Publisher publisher) {
+        return Relay.builder(store, clock, publisher);
+    }
+
+    @Override
+    public OutboxTable outboxTable() {
+        return table;
+    }
+
+    @Override
+    public WakeupCounters wakeupCounters() {
+        return store.wakeupCounters();
     }
 
     @Override
@@ -219,8 +220,8 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
 
     @Override
     public String toString() {
-        return "Outbox[table=" + store.table() + ", dialect=" + store.dialect().name()
-                + (store.ordered() == null ? "" : ", ordered " + store.ordered())
+        return "Outbox[table=" + store.table() + ", dialect=" + dialect
+                + (ordered == null ? "" : ", ordered " + ordered)
                 + (store.changeDataCapture() ? ", change data capture" : "") + "]";
     }
 }

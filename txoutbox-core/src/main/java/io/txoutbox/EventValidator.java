@@ -49,10 +49,7 @@ final class EventValidator {
         requireText("aggregateType", aggregateType);
         requireText("aggregateId", aggregateId);
         if (eventVersion < 1) {
-            throw new OutboxValidationException(
-                    "OutboxEvent.eventVersion",
-                    ">= 1",
-                    "OutboxEvent.eventVersion is " + eventVersion + "; it must be 1 or more");
+            throw OutboxValidationException.belowMinimum("OutboxEvent.eventVersion", eventVersion, 1);
         }
         if (payload == null) {
             throw missing("payload");
@@ -62,8 +59,7 @@ final class EventValidator {
         optionalText("destination", destination);
         checkHeaders(headers);
         if (delay != null && delay.isNegative()) {
-            throw new OutboxValidationException(
-                    "OutboxEvent.delay", ">= 0", "OutboxEvent.delay is " + delay + "; it must not be negative");
+            throw OutboxValidationException.negative("OutboxEvent.delay", delay);
         }
         if (delay != null && availableAt != null) {
             throw new OutboxValidationException(
@@ -72,10 +68,7 @@ final class EventValidator {
                     "OutboxEvent.delay and OutboxEvent.availableAt are both set; give one or the other");
         }
         if (maxAttempts != null && (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT)) {
-            throw new OutboxValidationException(
-                    "OutboxEvent.maxAttempts",
-                    "1.." + MAX_ATTEMPTS_LIMIT,
-                    "OutboxEvent.maxAttempts is " + maxAttempts + "; it must be between 1 and " + MAX_ATTEMPTS_LIMIT);
+            throw OutboxValidationException.outOfRange("OutboxEvent.maxAttempts", maxAttempts, 1, MAX_ATTEMPTS_LIMIT);
         }
     }
 
@@ -148,11 +141,11 @@ final class EventValidator {
                         "OutboxEvent.headers", null, "OutboxEvent.headers has an empty or null header name");
             }
             if (name.length() > MAX_HEADER_NAME) {
-                throw new OutboxValidationException(
+                throw OutboxValidationException.tooLong(
                         "OutboxEvent.headers",
-                        MAX_HEADER_NAME + " characters",
-                        "OutboxEvent.headers name '" + name.substring(0, 32) + "...' is " + name.length()
-                                + " characters; the limit is " + MAX_HEADER_NAME);
+                        "OutboxEvent.headers name '" + name.substring(0, 32) + "...'",
+                        name.length(),
+                        MAX_HEADER_NAME);
             }
             for (int i = 0; i < name.length(); i++) {
                 if (!isTokenChar(name.charAt(i))) {
@@ -170,11 +163,11 @@ final class EventValidator {
                         "OutboxEvent.headers", null, "OutboxEvent.headers '" + name + "' has a null value");
             }
             if (value.length() > MAX_HEADER_VALUE) {
-                throw new OutboxValidationException(
+                throw OutboxValidationException.tooLong(
                         "OutboxEvent.headers",
-                        MAX_HEADER_VALUE + " characters",
-                        "OutboxEvent.headers '" + name + "' value is " + value.length() + " characters; the limit is "
-                                + MAX_HEADER_VALUE);
+                        "OutboxEvent.headers '" + name + "' value",
+                        value.length(),
+                        MAX_HEADER_VALUE);
             }
             String problem = characterProblem(value, true);
             if (problem != null) {
@@ -253,16 +246,13 @@ final class EventValidator {
 
     private static void checkLength(String field, String value) {
         if (value.length() > MAX_TEXT) {
-            throw new OutboxValidationException(
-                    "OutboxEvent." + field,
-                    MAX_TEXT + " characters",
-                    "OutboxEvent." + field + " is " + value.length() + " characters; the limit is " + MAX_TEXT);
+            throw OutboxValidationException.tooLong(
+                    "OutboxEvent." + field, "OutboxEvent." + field, value.length(), MAX_TEXT);
         }
     }
 
     private static OutboxValidationException missing(String field) {
-        return new OutboxValidationException(
-                "OutboxEvent." + field, null, "OutboxEvent." + field + " is missing; it is required");
+        return OutboxValidationException.missing("OutboxEvent." + field);
     }
 
     private static String printable(String s) {

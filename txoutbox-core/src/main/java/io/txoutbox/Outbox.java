@@ -1,8 +1,6 @@
 package io.txoutbox;
 
-import io.txoutbox.jdbc.Dialect;
-import io.txoutbox.jdbc.OutboxTable;
-import io.txoutbox.jdbc.WakeupOptions;
+import io.txoutbox.jdbc.JdbcBackend;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.Publisher;
@@ -44,6 +42,12 @@ public interface Outbox extends AutoCloseable {
 
     /** The largest payload cap that can be configured: 64 MiB. */
     int MAX_PAYLOAD_BYTES_LIMIT = 64 * 1024 * 1024;
+
+    /** The default coalescing window of after-commit notifications: 2 ms. */
+    Duration DEFAULT_NOTIFY_WINDOW = Duration.ofMillis(2);
+
+    /** The longest coalescing window of after-commit notifications: 1 s. */
+    Duration MAX_NOTIFY_WINDOW = Duration.ofSeconds(1);
 
     /**
      * @param dataSource the application's data source: the table lives there, and relays and the
@@ -104,12 +108,12 @@ public interface Outbox extends AutoCloseable {
     <T> T inTransaction(TransactionWork<T> work);
 
     /**
+     * The shortcut to {@link Relay#builder}: a relay of this outbox's table, on its store and clock.
+     *
      * @param publisher where the relay publishes
      * @return a builder of a relay for this outbox's table
      */
-    default Relay.Builder relay(Publisher publisher) {
-        return Relay.builder(this, publisher);
-    }
+    Relay.Builder relay(Publisher publisher);
 
     /** @return stats, dead events, revive, delete and purge */
     OutboxAdmin admin();
@@ -128,15 +132,23 @@ public interface Outbox extends AutoCloseable {
     @Override
     default void close() {}
 
-    /** @return the store behind this outbox, for relays and integrations */
-    OutboxStore store();
-
     /** @return the clock of this outbox: append times, due times, backoff, ages */
     InstantSource clock();
 
+    /** @return the table and its column mapping (what a change-data-capture connector must read) */
+    OutboxTable outboxTable();
+
     /** @return the table's name, for messages and metrics */
     default String table() {
-        return store().table();
+        return outboxTable().qualifiedName();
+    }
+
+    /**
+     * @return the after-commit notifications {@link #committed()} asked for, sent and failed (all zero
+     *     where the database cannot notify, or with {@link Builder#notifyAfterCommit(boolean)} off)
+     */
+    default WakeupCounters wakeupCounters() {
+        return WakeupCounters.NONE;
     }
 
     /**
@@ -167,7 +179,7 @@ public interface Outbox extends AutoCloseable {
         boolean validateSchema = true;
         DeadHeadPolicy ordered;
         boolean notifyAfterCommit = true;
-        Duration notifyWindow = WakeupOptions.DEFAULT_NOTIFY_WINDOW;
+        Duration notifyWindow = DEFAULT_NOTIFY_WINDOW;
         boolean foreignWriterWakeups;
         ThreadFactory threadFactory;
         boolean changeDataCapture;
@@ -336,30 +348,26 @@ public interface Outbox extends AutoCloseable {
         }
 
         /**
-         * @return the outbox
-         * @throws OutboxValidationException naming a setting that is out of bounds
-         * @throws OutboxSchemaException when the table is missing or has the wrong shape
+         * Checks every setting as {@link #build()} does, without a database: for configuration loaders
+         * that check settings before one is reachable. The data source is not checked.
+         *
+         * @return this builder
+         * @throws OutboxValidationException naming a setting that is out of bounds or contradicts another
          */
-        public Outbox build() {
-            if (dataSource == null) {
-                throw new OutboxValidationException(
-                        "Outbox.Builder.dataSource", null, "Outbox.Builder.dataSource is missing; it is required");
-            }
+        public Builder validate() {
             if (maxPayloadBytes < 1 || maxPayloadBytes > MAX_PAYLOAD_BYTES_LIMIT) {
-                throw new OutboxValidationException(
+                throw OutboxValidationException.rule(
                         "Outbox.Builder.maxPayloadBytes",
-                        "1.." + MAX_PAYLOAD_BYTES_LIMIT,
-                        "Outbox.Builder.maxPayloadBytes is " + maxPayloadBytes + "; it must be between 1 and "
-                                + MAX_PAYLOAD_BYTES_LIMIT + " (64 MiB)");
+                        maxPayloadBytes,
+                        "be between 1 and " + MAX_PAYLOAD_BYTES_LIMIT + " (64 MiB)",
+                        "1.." + MAX_PAYLOAD_BYTES_LIMIT);
             }
-            if (notifyWindow == null
-                    || notifyWindow.isNegative()
-                    || notifyWindow.compareTo(WakeupOptions.MAX_NOTIFY_WINDOW) > 0) {
-                throw new OutboxValidationException(
+            if (notifyWindow == null || notifyWindow.isNegative() || notifyWindow.compareTo(MAX_NOTIFY_WINDOW) > 0) {
+                throw OutboxValidationException.rule(
                         "Outbox.Builder.notifyWindow",
-                        "0.." + WakeupOptions.MAX_NOTIFY_WINDOW.toMillis() + " ms",
-                        "Outbox.Builder.notifyWindow is " + notifyWindow + "; it must be between 0 and "
-                                + WakeupOptions.MAX_NOTIFY_WINDOW.toMillis() + " ms");
+                        notifyWindow,
+                        "be between 0 and " + MAX_NOTIFY_WINDOW.toMillis() + " ms",
+                        "0.." + MAX_NOTIFY_WINDOW.toMillis() + " ms");
             }
             if (changeDataCapture && ordered != null) {
                 throw new OutboxValidationException(
@@ -369,7 +377,59 @@ public interface Outbox extends AutoCloseable {
                                 + " ordered mode governs what relays claim, and a table in change-data-capture"
                                 + " mode has no relay (the connector reads the change stream in commit order)");
             }
-            return new DefaultOutbox(this, OutboxTable.of(table).withColumns(columns));
+            outboxTable();
+            return this;
+        }
+
+        private OutboxTable outboxTable() {
+            return OutboxTable.of(table).withColumns(columns);
+        }
+
+        /**
+         * @return the outbox
+         * @throws OutboxValidationException naming a setting that is out of bounds
+         * @throws OutboxSchemaException when the table is missing or has the wrong shape
+         */
+        public Outbox build() {
+            OutboxStore store = buildStore();
+            return new DefaultOutbox(this, store);
+        }
+
+        /**
+         * Builds only the store an outbox of these settings uses (the same table, dialect, mode, schema
+         * creation and check): for a relay built without an outbox ({@link Relay#builder}), and for tools
+         * and tests that drive the store SPI directly. Close it when done: on PostgreSQL it may hold a
+         * notifier thread and connection.
+         *
+         * @return the store
+         * @throws OutboxValidationException naming a setting that is out of bounds
+         * @throws OutboxSchemaException when the table is missing or has the wrong shape
+         */
+        public OutboxStore buildStore() {
+            if (dataSource == null) {
+                throw OutboxValidationException.missing("Outbox.Builder.dataSource");
+            }
+            validate();
+            return JdbcBackend.store(
+                    dataSource,
+                    outboxTable(),
+                    dialect(),
+                    ordered,
+                    notifyAfterCommit,
+                    notifyWindow,
+                    foreignWriterWakeups,
+                    threadFactory,
+                    changeDataCapture,
+                    createSchemaIfMissing,
+                    validateSchema);
+        }
+
+        /** @return the configured dialect, detected (once) when none was given */
+        Dialect dialect() {
+            if (dialect == null) {
+                dialect = Dialect.detect(dataSource);
+            }
+            return dialect;
         }
     }
 }

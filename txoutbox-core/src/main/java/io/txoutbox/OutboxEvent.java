@@ -107,26 +107,18 @@ public record OutboxEvent(
         }
         Map<String, String> merged = new LinkedHashMap<>(headers);
         merged.put(name, value);
-        return new OutboxEvent(
-                id,
-                aggregateType,
-                aggregateId,
-                eventType,
-                eventVersion,
-                payload,
-                contentType,
-                merged,
-                tenantId,
-                destination,
-                availableAt,
-                delay,
-                maxAttempts);
+        return with(merged, tenantId);
     }
 
+    /** @return a copy of this event with the given tenant, unless the event already names one */
     OutboxEvent withDefaultTenant(String tenant) {
         if (tenant == null || tenantId != null) {
             return this;
         }
+        return with(headers, tenant);
+    }
+
+    private OutboxEvent with(Map<String, String> newHeaders, String newTenant) {
         return new OutboxEvent(
                 id,
                 aggregateType,
@@ -135,8 +127,8 @@ public record OutboxEvent(
                 eventVersion,
                 payload,
                 contentType,
-                headers,
-                tenant,
+                newHeaders,
+                newTenant,
                 destination,
                 availableAt,
                 delay,

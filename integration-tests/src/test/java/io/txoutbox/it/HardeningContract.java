@@ -10,13 +10,11 @@ import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxSchemaException;
 import io.txoutbox.OutboxStoreException;
 import io.txoutbox.OutboxValidationException;
-import io.txoutbox.jdbc.Dialect;
-import io.txoutbox.jdbc.JdbcOutboxStore;
-import io.txoutbox.jdbc.OutboxTable;
 import io.txoutbox.relay.Backoff;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.ClaimResult;
 import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
@@ -303,9 +301,11 @@ abstract class HardeningContract extends DatabaseTest {
         for (int i = 0; i < 4; i++) {
             appendCommitted(outbox, sized("mid-" + i, 4_000));
         }
-        JdbcOutboxStore store =
-                JdbcOutboxStore.create(dataSource(), OutboxTable.of(outbox.table()), Dialect.detect(dataSource()));
-        ClaimResult claimed = store.claim("me", 100, 5_000, Duration.ofMinutes(1), Instant.now());
+        ClaimResult claimed;
+        try (OutboxStore store =
+                Outbox.builder(dataSource()).table(outbox.table()).buildStore()) {
+            claimed = store.claim("me", 100, 5_000, Duration.ofMinutes(1), Instant.now());
+        }
         assertThat(claimed.events()).hasSize(2);
         assertThat(count("SELECT count(*) FROM " + outbox.table() + " WHERE lease_owner = 'me'"))
                 .isEqualTo(2);
@@ -483,27 +483,28 @@ abstract class HardeningContract extends DatabaseTest {
         UUID mine = appendCommitted(outbox, event("order.placed", "o-1")).get(0).id();
         UUID theirs =
                 appendCommitted(outbox, event("order.placed", "o-2")).get(0).id();
-        JdbcOutboxStore store =
-                JdbcOutboxStore.create(dataSource(), OutboxTable.of(outbox.table()), Dialect.detect(dataSource()));
-        ClaimResult claimedByMe = store.claim("me", 1, Duration.ofSeconds(2), Instant.now());
-        ClaimResult claimedByThem = store.claim("them", 1, Duration.ofSeconds(2), Instant.now());
-        assertThat(claimedByMe.events()).extracting(ClaimedEvent::id).containsExactly(mine);
-        assertThat(claimedByThem.events()).extracting(ClaimedEvent::id).containsExactly(theirs);
-        Instant theirExpiry = time(outbox, theirs, "lease_expires_at");
+        try (OutboxStore store =
+                Outbox.builder(dataSource()).table(outbox.table()).buildStore()) {
+            ClaimResult claimedByMe = store.claim("me", 1, Duration.ofSeconds(2), Instant.now());
+            ClaimResult claimedByThem = store.claim("them", 1, Duration.ofSeconds(2), Instant.now());
+            assertThat(claimedByMe.events()).extracting(ClaimedEvent::id).containsExactly(mine);
+            assertThat(claimedByThem.events()).extracting(ClaimedEvent::id).containsExactly(theirs);
+            Instant theirExpiry = time(outbox, theirs, "lease_expires_at");
 
-        assertThat(store.extendLease("me", List.of(mine, theirs), Duration.ofMinutes(10)))
-                .isEqualTo(1);
-        assertThat(time(outbox, theirs, "lease_expires_at"))
-                .as("not the owner: untouched")
-                .isEqualTo(theirExpiry);
-        assertThat(count(
-                        "SELECT count(*) FROM " + outbox.table() + " WHERE id = ? AND lease_expires_at > "
-                                + plusMinutes(9),
-                        mine))
-                .as("ten minutes from the database's now")
-                .isEqualTo(1);
-        assertThat(store.extendLease("nobody", List.of(mine), Duration.ofMinutes(20)))
-                .isZero();
+            assertThat(store.extendLease("me", List.of(mine, theirs), Duration.ofMinutes(10)))
+                    .isEqualTo(1);
+            assertThat(time(outbox, theirs, "lease_expires_at"))
+                    .as("not the owner: untouched")
+                    .isEqualTo(theirExpiry);
+            assertThat(count(
+                            "SELECT count(*) FROM " + outbox.table() + " WHERE id = ? AND lease_expires_at > "
+                                    + plusMinutes(9),
+                            mine))
+                    .as("ten minutes from the database's now")
+                    .isEqualTo(1);
+            assertThat(store.extendLease("nobody", List.of(mine), Duration.ofMinutes(20)))
+                    .isZero();
+        }
     }
 
     // ---- helpers -----------------------------------------------------------------------------------

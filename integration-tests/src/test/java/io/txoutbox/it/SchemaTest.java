@@ -3,13 +3,12 @@ package io.txoutbox.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxSchemaException;
-import io.txoutbox.jdbc.Dialect;
-import io.txoutbox.jdbc.JdbcOutboxStore;
-import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.OutboxTable;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.test.RecordingPublisher;
 import java.io.InputStream;
@@ -63,16 +62,16 @@ class SchemaTest extends DatabaseTest {
                 String v3 = resource(folder + "V3__txoutbox_outbox_no_commit_notify.sql");
                 String v1WithoutTrigger =
                         v1.substring(0, v1.indexOf("\n-- Wake relays once per inserting transaction"));
-                assertThat(JdbcOutboxStore.outboxDdl(defaults, dialect)).isEqualTo(v1WithoutTrigger + "\n" + v3);
+                assertThat(dialect.outboxDdl(defaults)).isEqualTo(v1WithoutTrigger + "\n" + v3);
                 assertThat(resource("/db/migration/txoutbox/postgresql-foreign-writers/"
                                 + "V4__txoutbox_outbox_foreign_writer_wakeups.sql"))
-                        .isEqualTo(JdbcOutboxStore.foreignWriterWakeupDdl(defaults));
+                        .isEqualTo(dialect.foreignWriterWakeupDdl(defaults));
             } else {
-                assertThat(v1).as(dialect.name()).isEqualTo(JdbcOutboxStore.outboxDdl(defaults, dialect));
+                assertThat(v1).as(dialect.name()).isEqualTo(dialect.outboxDdl(defaults));
             }
             assertThat(resource(folder + "V2__txoutbox_inbox.sql"))
                     .as(dialect.name())
-                    .isEqualTo(dialect.inboxDdl().replace("{table}", "inbox").replace("{name}", "inbox"));
+                    .isEqualTo(dialect.inboxDdl("inbox"));
         }
     }
 

@@ -2,8 +2,8 @@ package io.txoutbox.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
-import io.txoutbox.jdbc.Dialect;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;

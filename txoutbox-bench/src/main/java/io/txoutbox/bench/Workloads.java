@@ -2,10 +2,10 @@ package io.txoutbox.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.DeadHeadPolicy;
+import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
-import io.txoutbox.jdbc.Dialect;
-import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.OutboxTable;
 import io.txoutbox.kafka.KafkaPublisher;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.ClaimedEvent;

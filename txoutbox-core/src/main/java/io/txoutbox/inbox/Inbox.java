@@ -1,8 +1,9 @@
 package io.txoutbox.inbox;
 
-import io.txoutbox.jdbc.Dialect;
-import io.txoutbox.jdbc.JdbcInbox;
-import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.Dialect;
+import io.txoutbox.OutboxTable;
+import io.txoutbox.OutboxValidationException;
+import io.txoutbox.jdbc.JdbcBackend;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -121,18 +122,17 @@ public interface Inbox {
          */
         public Inbox build() {
             if (consumer == null || consumer.isBlank() || consumer.length() > 255) {
-                throw new io.txoutbox.OutboxValidationException(
+                throw new OutboxValidationException(
                         "Inbox.Builder.consumer",
                         "1..255 characters",
                         "Inbox.Builder.consumer '" + consumer + "' must be 1 to 255 characters");
             }
-            Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
-            JdbcInbox inbox = new JdbcInbox(dataSource, OutboxTable.of(table), d, consumer, clock);
-            if (createSchemaIfMissing) {
-                inbox.createSchema();
+            OutboxTable inboxTable = OutboxTable.of(table);
+            if (dataSource == null) {
+                throw OutboxValidationException.missing("Inbox.Builder.dataSource");
             }
-            inbox.validateSchema();
-            return inbox;
+            Dialect d = dialect != null ? dialect : Dialect.detect(dataSource);
+            return JdbcBackend.inbox(dataSource, inboxTable, d, consumer, clock, createSchemaIfMissing);
         }
     }
 }

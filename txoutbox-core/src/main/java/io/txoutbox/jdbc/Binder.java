@@ -9,28 +9,33 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.UUID;
 
-/** Binds and reads ids and times the way one dialect stores them. */
+/** Binds and reads ids and times the way one dialect stores them; reads columns by label. */
 final class Binder {
-    private final Dialect dialect;
+    private final boolean uuidAsText;
+    private final boolean utcLocalTimes;
 
-    Binder(Dialect dialect) {
-        this.dialect = dialect;
+    Binder(SqlDialect dialect) {
+        this.uuidAsText = dialect.storesUuidAsText();
+        this.utcLocalTimes = dialect.storesUtcLocalTimes();
     }
 
     void setId(PreparedStatement ps, int index, UUID id) throws SQLException {
-        if (dialect.uuidAsText()) {
+        if (uuidAsText) {
             ps.setString(index, id.toString());
         } else {
             ps.setObject(index, id);
         }
     }
 
-    UUID getId(ResultSet rs, int index) throws SQLException {
-        if (dialect.uuidAsText()) {
-            String text = rs.getString(index);
+    /**
+     * @throws IllegalArgumentException when a text id is not a UUID in its canonical form
+     */
+    UUID getId(ResultSet rs, String column) throws SQLException {
+        if (uuidAsText) {
+            String text = rs.getString(column);
             return text == null ? null : parseCanonical(text);
         }
-        return rs.getObject(index, UUID.class);
+        return rs.getObject(column, UUID.class);
     }
 
     /**
@@ -46,27 +51,37 @@ final class Binder {
     }
 
     void setTime(PreparedStatement ps, int index, Instant time) throws SQLException {
-        if (dialect.timestamps() == Dialect.TimeCodec.UTC_LOCAL) {
+        if (utcLocalTimes) {
             ps.setObject(index, LocalDateTime.ofInstant(time, ZoneOffset.UTC));
         } else {
             ps.setObject(index, OffsetDateTime.ofInstant(time, ZoneOffset.UTC));
         }
     }
 
-    Instant getTime(ResultSet rs, int index) throws SQLException {
-        if (dialect.timestamps() == Dialect.TimeCodec.UTC_LOCAL) {
-            LocalDateTime local = rs.getObject(index, LocalDateTime.class);
+    /** Binds a time, or SQL NULL (as a time with time zone) when there is none. */
+    void setTimeOrNull(PreparedStatement ps, int index, Instant time) throws SQLException {
+        if (time == null) {
+            ps.setNull(index, java.sql.Types.TIMESTAMP_WITH_TIMEZONE);
+        } else {
+            setTime(ps, index, time);
+        }
+    }
+
+    Instant getTime(ResultSet rs, String column) throws SQLException {
+        if (utcLocalTimes) {
+            LocalDateTime local = rs.getObject(column, LocalDateTime.class);
             return local == null ? null : local.toInstant(ZoneOffset.UTC);
         }
-        OffsetDateTime time = rs.getObject(index, OffsetDateTime.class);
+        OffsetDateTime time = rs.getObject(column, OffsetDateTime.class);
         return time == null ? null : time.toInstant();
     }
 
-    static String placeholders(int n) {
-        StringBuilder sb = new StringBuilder(n * 3);
-        for (int i = 0; i < n; i++) {
-            sb.append(i == 0 ? "?" : ", ?");
+    /** Binds ids from {@code first} on. @return the next index */
+    int setIds(PreparedStatement ps, int first, Iterable<UUID> ids) throws SQLException {
+        int i = first;
+        for (UUID id : ids) {
+            setId(ps, i++, id);
         }
-        return sb.toString();
+        return i;
     }
 }

@@ -1,6 +1,8 @@
 package io.txoutbox.jdbc;
 
 import io.txoutbox.OutboxSchemaException;
+import io.txoutbox.OutboxTable;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.inbox.Inbox;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -8,18 +10,22 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 import javax.sql.DataSource;
 
 /** The JDBC inbox: one table of (consumer, event id, processed at). Made by {@link Inbox#builder}. */
-public final class JdbcInbox implements Inbox {
-    private final DataSource dataSource;
-    private final OutboxTable table;
-    private final Dialect dialect;
+final class JdbcInbox implements Inbox {
+    private final OutboxSql sql;
+    private final Jdbc jdbc;
+    private final Binder bind;
     private final String consumer;
     private final InstantSource clock;
     private final String insertSql;
-    private final Binder bind;
+    private final String purgeSql;
 
     /**
      * @param dataSource where the table lives
@@ -28,24 +34,25 @@ public final class JdbcInbox implements Inbox {
      * @param consumer the consumer's name
      * @param clock the clock of processed times
      */
-    public JdbcInbox(DataSource dataSource, OutboxTable table, Dialect dialect, String consumer, InstantSource clock) {
-        this.dataSource = dataSource;
-        this.table = table;
-        this.dialect = dialect;
+    JdbcInbox(DataSource dataSource, OutboxTable table, SqlDialect dialect, String consumer, InstantSource clock) {
+        this.sql = new OutboxSql(dialect, table, null);
+        this.jdbc = new Jdbc(dataSource, table.qualifiedName());
+        this.bind = new Binder(dialect);
         this.consumer = consumer;
         this.clock = clock;
-        this.insertSql = render(dialect.inboxInsert());
-        this.bind = new Binder(dialect);
+        this.insertSql = sql.render(dialect.inboxInsert());
+        this.purgeSql = sql.render(dialect.inboxPurge());
     }
 
-    private String render(String template) {
-        return template.replace("{table}", table.qualifiedName()).replace("{name}", table.name());
+    /** @return the inbox table's DDL for a table and dialect */
+    static String ddl(OutboxTable table, SqlDialect dialect) {
+        return new OutboxSql(dialect, table, null).render(dialect.inboxDdl());
     }
 
     @Override
     public boolean markProcessed(Connection connection, UUID eventId) {
         if (eventId == null) {
-            throw new io.txoutbox.OutboxValidationException(
+            throw new OutboxValidationException(
                     "eventId", null, "Inbox.markProcessed eventId is missing; it is required");
         }
         try (PreparedStatement ps = connection.prepareStatement(insertSql)) {
@@ -54,36 +61,27 @@ public final class JdbcInbox implements Inbox {
             bind.setTime(ps, 3, clock.instant());
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
-            if (!dialect.inboxInsertIgnoresDuplicates() && "23505".equals(e.getSQLState())) {
+            if (!sql.dialect().inboxInsertIgnoresDuplicates() && "23505".equals(e.getSQLState())) {
                 return false;
             }
-            throw SqlExceptions.translate("inbox mark", table.qualifiedName(), e);
+            throw jdbc.translate("inbox mark", e);
         }
     }
 
     @Override
     public int purgeOlderThan(Duration age) {
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps =
-                        c.prepareStatement(render("DELETE FROM {table} WHERE consumer = ? AND processed_at < ?"))) {
-            if (!c.getAutoCommit()) {
-                c.setAutoCommit(true);
+        return jdbc.autocommit("inbox purge", c -> {
+            try (PreparedStatement ps = c.prepareStatement(purgeSql)) {
+                ps.setString(1, consumer);
+                bind.setTime(ps, 2, clock.instant().minus(age));
+                return ps.executeUpdate();
             }
-            ps.setString(1, consumer);
-            bind.setTime(ps, 2, clock.instant().minus(age));
-            return ps.executeUpdate();
-        } catch (SQLException e) {
-            throw SqlExceptions.translate("inbox purge", table.qualifiedName(), e);
-        }
+        });
     }
 
     @Override
     public void createSchema() {
-        try (Connection c = dataSource.getConnection()) {
-            JdbcOutboxStore.runScript(c, render(dialect.inboxDdl()));
-        } catch (SQLException e) {
-            throw SqlExceptions.translate("inbox create schema", table.qualifiedName(), e);
-        }
+        jdbc.scripts("inbox create schema", ddl(sql.table(), sql.dialect()));
     }
 
     /**
@@ -91,32 +89,33 @@ public final class JdbcInbox implements Inbox {
      *
      * @throws OutboxSchemaException naming the table and how to create it
      */
-    public void validateSchema() {
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement(dialect.columnsQuery())) {
-            ps.setString(1, table.schema());
-            ps.setString(2, table.name());
-            java.util.Set<String> names = new java.util.HashSet<>();
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    names.add(rs.getString(1).toLowerCase(java.util.Locale.ROOT));
+    void validateSchema() {
+        Set<String> names = jdbc.autocommit("inbox schema check", c -> {
+            Set<String> found = new HashSet<>();
+            try (PreparedStatement ps = c.prepareStatement(sql.dialect().columns())) {
+                ps.setString(1, sql.table().schema());
+                ps.setString(2, sql.table().name());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        found.add(rs.getString("name").toLowerCase(Locale.ROOT));
+                    }
                 }
             }
-            if (!names.containsAll(java.util.List.of("consumer", "event_id", "processed_at"))) {
-                throw new OutboxSchemaException(
-                        table.qualifiedName(),
-                        "txoutbox: the inbox table '" + table.qualifiedName() + "' is missing or lacks the"
-                                + " columns consumer, event_id, processed_at. Create it with"
-                                + " Inbox.Builder.createSchemaIfMissing(true) or the migration"
-                                + " db/migration/txoutbox/" + dialect.name() + "/V2__txoutbox_inbox.sql");
-            }
-        } catch (SQLException e) {
-            throw SqlExceptions.translate("inbox schema check", table.qualifiedName(), e);
+            return found;
+        });
+        if (!names.containsAll(List.of("consumer", "event_id", "processed_at"))) {
+            String table = sql.table().qualifiedName();
+            throw new OutboxSchemaException(
+                    table,
+                    "txoutbox: the inbox table '" + table + "' is missing or lacks the"
+                            + " columns consumer, event_id, processed_at. Create it with"
+                            + " Inbox.Builder.createSchemaIfMissing(true) or the migration"
+                            + " db/migration/txoutbox/" + sql.dialect().name() + "/V2__txoutbox_inbox.sql");
         }
     }
 
     @Override
     public String toString() {
-        return "Inbox[table=" + table.qualifiedName() + ", consumer=" + consumer + "]";
+        return "Inbox[table=" + sql.table().qualifiedName() + ", consumer=" + consumer + "]";
     }
 }

@@ -112,9 +112,9 @@ final class PgListener implements AutoCloseable {
                 c.setAutoCommit(true);
                 PGConnection pg = c.unwrap(PGConnection.class);
                 try (Statement st = c.createStatement()) {
-                    st.execute("SET application_name = '" + applicationName(channel) + "'");
-                    st.execute("SET lock_timeout = '" + LOCK_TIMEOUT + "'");
-                    st.execute("LISTEN " + channel);
+                    st.execute(PgWakeups.setApplicationName(applicationName(channel)));
+                    st.execute(PgWakeups.setLockTimeout(LOCK_TIMEOUT));
+                    st.execute(PgWakeups.listen(channel));
                 }
                 idleHeld = false;
                 drainPending = false;
@@ -128,9 +128,9 @@ final class PgListener implements AutoCloseable {
                         st.execute(unlockIdle());
                         idleHeld = false;
                     }
-                    st.execute("UNLISTEN " + channel);
-                    st.execute("RESET lock_timeout");
-                    st.execute("RESET application_name");
+                    st.execute(PgWakeups.unlisten(channel));
+                    st.execute(PgWakeups.RESET_LOCK_TIMEOUT);
+                    st.execute(PgWakeups.RESET_APPLICATION_NAME);
                 }
             } catch (SQLException | RuntimeException e) {
                 listening = false;
@@ -168,7 +168,7 @@ final class PgListener implements AutoCloseable {
      */
     private static void letThePoolSeeTheFailure(Connection c) {
         try (Statement st = c.createStatement()) {
-            st.execute("SELECT 1");
+            st.execute(PgWakeups.PING);
         } catch (SQLException | RuntimeException expected) {
             log.trace("txoutbox: the LISTEN connection is broken, as expected", expected);
         }
@@ -195,7 +195,7 @@ final class PgListener implements AutoCloseable {
             }
             if (System.nanoTime() - lastCheck > HEALTH_CHECK_NANOS) {
                 try (Statement st = c.createStatement()) {
-                    st.execute("SELECT 1");
+                    st.execute(PgWakeups.PING);
                 }
                 lastCheck = System.nanoTime();
             }
@@ -207,7 +207,7 @@ final class PgListener implements AutoCloseable {
         boolean idle = wantIdle;
         if (idle && !idleHeld) {
             try (Statement st = c.createStatement()) {
-                st.execute("SELECT pg_advisory_lock_shared(" + PgWakeups.IDLE_CLASS + ", " + key + ")");
+                st.execute(PgWakeups.lockIdle(key));
             }
             idleHeld = true;
             drainPending = true;
@@ -233,8 +233,7 @@ final class PgListener implements AutoCloseable {
      */
     private boolean drain(Connection c) throws SQLException {
         try (Statement st = c.createStatement()) {
-            st.execute("SELECT pg_advisory_lock(" + PgWakeups.COMMIT_CLASS + ", " + key + "), pg_advisory_unlock("
-                    + PgWakeups.COMMIT_CLASS + ", " + key + ")");
+            st.execute(PgWakeups.drainCommits(key));
             return true;
         } catch (SQLException e) {
             if ("55P03".equals(e.getSQLState())) {
@@ -246,7 +245,7 @@ final class PgListener implements AutoCloseable {
     }
 
     private String unlockIdle() {
-        return "SELECT pg_advisory_unlock_shared(" + PgWakeups.IDLE_CLASS + ", " + key + ")";
+        return PgWakeups.unlockIdle(key);
     }
 
     private void pause(long millis) {

@@ -36,8 +36,11 @@ final class PgNotifier implements AutoCloseable {
     private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long FIRST_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
+    /** A notifier that never notifies: for databases without notifications, or with them turned off. */
+    static final PgNotifier NONE = new PgNotifier(null, "", Duration.ZERO, null, false);
+
     private final DataSource dataSource;
-    private final String notifySql;
+    private final boolean enabled;
     private final String channel;
     private final long windowNanos;
     private final ThreadFactory threadFactory;
@@ -51,9 +54,14 @@ final class PgNotifier implements AutoCloseable {
     private Connection connection;
     private boolean failing;
 
-    PgNotifier(DataSource dataSource, String notifySql, String channel, Duration window, ThreadFactory threadFactory) {
+    PgNotifier(DataSource dataSource, String channel, Duration window, ThreadFactory threadFactory) {
+        this(dataSource, channel, window, threadFactory, true);
+    }
+
+    private PgNotifier(
+            DataSource dataSource, String channel, Duration window, ThreadFactory threadFactory, boolean enabled) {
         this.dataSource = dataSource;
-        this.notifySql = notifySql;
+        this.enabled = enabled;
         this.channel = channel;
         this.windowNanos = window.toNanos();
         this.threadFactory = threadFactory;
@@ -61,6 +69,9 @@ final class PgNotifier implements AutoCloseable {
 
     /** Asks for a notification soon; returns at once. */
     void request() {
+        if (!enabled) {
+            return;
+        }
         requested.incrementAndGet();
         if (closed || pending.get() || !pending.compareAndSet(false, true)) {
             return;
@@ -134,10 +145,10 @@ final class PgNotifier implements AutoCloseable {
                 connection = dataSource.getConnection();
                 connection.setAutoCommit(true);
                 try (Statement st = connection.createStatement()) {
-                    st.execute("SET application_name = '" + applicationName(channel) + "'");
+                    st.execute(PgWakeups.setApplicationName(applicationName(channel)));
                 }
             }
-            try (PreparedStatement ps = connection.prepareStatement(notifySql)) {
+            try (PreparedStatement ps = connection.prepareStatement(PgWakeups.NOTIFY)) {
                 ps.setString(1, channel);
                 ps.execute();
             }
@@ -172,7 +183,7 @@ final class PgNotifier implements AutoCloseable {
         }
         connection = null;
         try (Statement st = c.createStatement()) {
-            st.execute("RESET application_name");
+            st.execute(PgWakeups.RESET_APPLICATION_NAME);
         } catch (SQLException e) {
             log.debug("txoutbox: resetting the notifier connection of {} failed", channel, e);
         }

@@ -1,11 +1,13 @@
 package io.txoutbox.jdbc;
 
+import io.txoutbox.OutboxTable;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
 /**
- * The PostgreSQL side of wake-ups for writers that are not txoutbox: the advisory locks by which idle
- * relays announce themselves, and the optional trigger that reads them.
+ * The PostgreSQL side of wake-ups, and every statement of it: the notification {@link PgNotifier} sends
+ * after commit, what {@link PgListener} runs on its listening connection, the advisory locks by which idle
+ * relays announce themselves to writers that are not txoutbox, and the optional trigger that reads them.
  *
  * <p>Appending through txoutbox never notifies inside the business transaction: a transaction that calls
  * {@code pg_notify} takes PostgreSQL's database-wide notification lock at commit, which serializes every
@@ -54,17 +56,70 @@ final class PgWakeups {
 
     /** @return the name of the optional trigger, without schema */
     static String triggerName(OutboxTable table) {
-        return table.derivedPrefix() + "_wake";
+        return table.name() + "_wake";
     }
 
     /** @return the name of the trigger of txoutbox 0.1 that notified from every appending transaction */
     static String legacyTriggerName(OutboxTable table) {
-        return table.derivedPrefix() + "_notify";
+        return table.name() + "_notify";
     }
 
     /** Counts the table's user triggers of a name; binds the qualified table name and the trigger name. */
     static final String TRIGGER_EXISTS =
-            "SELECT count(*) FROM pg_trigger WHERE tgrelid = to_regclass(?)" + " AND tgname = ? AND NOT tgisinternal";
+            "SELECT count(*) AS n FROM pg_trigger WHERE tgrelid = to_regclass(?) AND tgname = ? AND NOT tgisinternal";
+
+    // ---- the statements of the protocol, all PostgreSQL's ------------------------------------------
+
+    /** Wakes the relays listening on a channel; binds the channel. Sent after commit, never inside one. */
+    static final String NOTIFY = "SELECT pg_notify(?, '')";
+
+    /** A round trip that notices a connection that died silently. */
+    static final String PING = "SELECT 1";
+
+    /** Forgets the connection's application name, before it goes back to the pool. */
+    static final String RESET_APPLICATION_NAME = "RESET application_name";
+
+    /** Forgets the lock timeout of the listening connection. */
+    static final String RESET_LOCK_TIMEOUT = "RESET lock_timeout";
+
+    /** @return names the connection in {@code pg_stat_activity}; the name is txoutbox's own, not input */
+    static String setApplicationName(String name) {
+        return "SET application_name = '" + name + "'";
+    }
+
+    /** @return bounds how long the listening connection waits for a lock */
+    static String setLockTimeout(String timeout) {
+        return "SET lock_timeout = '" + timeout + "'";
+    }
+
+    /** @return listens on a channel (a validated identifier) */
+    static String listen(String channel) {
+        return "LISTEN " + channel;
+    }
+
+    /** @return stops listening on a channel */
+    static String unlisten(String channel) {
+        return "UNLISTEN " + channel;
+    }
+
+    /** @return announces an idle relay: takes the table's idle lock in shared mode */
+    static String lockIdle(int key) {
+        return "SELECT pg_advisory_lock_shared(" + IDLE_CLASS + ", " + key + ")";
+    }
+
+    /** @return ends the announcement: lets the idle lock go */
+    static String unlockIdle(int key) {
+        return "SELECT pg_advisory_unlock_shared(" + IDLE_CLASS + ", " + key + ")";
+    }
+
+    /**
+     * @return takes and drops the commit lock in exclusive mode: waits for every writer that checked for
+     *     idle relays before the announcement to finish its commit
+     */
+    static String drainCommits(int key) {
+        return "SELECT pg_advisory_lock(" + COMMIT_CLASS + ", " + key + "), pg_advisory_unlock(" + COMMIT_CLASS + ", "
+                + key + ")";
+    }
 
     /**
      * @param template the trigger's DDL template

@@ -21,18 +21,14 @@ public record Backoff(Duration base, double factor, Duration max, boolean fullJi
     /** Rejects contradictions. */
     public Backoff {
         if (base == null || base.isNegative() || base.isZero()) {
-            throw new OutboxValidationException(
-                    "Backoff.base", "> 0", "Backoff.base is " + base + "; it must be positive");
+            throw OutboxValidationException.notPositive("Backoff.base", base);
         }
         if (!(factor >= 1.0) || Double.isInfinite(factor)) {
-            throw new OutboxValidationException(
-                    "Backoff.factor", ">= 1", "Backoff.factor is " + factor + "; it must be 1 or more");
+            throw OutboxValidationException.belowMinimum("Backoff.factor", factor, 1);
         }
         if (max == null || max.compareTo(base) < 0) {
-            throw new OutboxValidationException(
-                    "Backoff.max",
-                    ">= base",
-                    "Backoff.max is " + max + "; it must be at least Backoff.base (" + base + ")");
+            throw OutboxValidationException.rule(
+                    "Backoff.max", max, "be at least Backoff.base (" + base + ")", ">= base");
         }
     }
 

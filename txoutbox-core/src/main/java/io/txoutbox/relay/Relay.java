@@ -1,10 +1,11 @@
 package io.txoutbox.relay;
 
-import io.txoutbox.Outbox;
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadFactory;
@@ -30,16 +31,32 @@ import java.util.regex.Pattern;
  * ...
  * relay.stop();   // finishes the batch in flight, returns leases
  * }</pre>
+ *
+ * <p>{@code outbox.relay(publisher)} is the shortcut to {@link #builder(OutboxStore, InstantSource,
+ * Publisher)} with the outbox's store and clock; a relay needs nothing else of an outbox.
  */
 public interface Relay extends AutoCloseable {
 
     /**
-     * @param outbox the outbox whose table to relay
+     * @param store the table to relay ({@link io.txoutbox.Outbox.Builder#buildStore()}, or a store of
+     *     your own)
+     * @param clock the clock of due times, backoff and purges (leases always use the database clock)
      * @param publisher where to publish
      * @return a builder
      */
-    static Builder builder(Outbox outbox, Publisher publisher) {
-        return new Builder(outbox, publisher);
+    static Builder builder(OutboxStore store, InstantSource clock, Publisher publisher) {
+        return new Builder(store, clock, publisher);
+    }
+
+    /**
+     * A builder without a store, clock or publisher, only to check settings ({@link Builder#validate()})
+     * before a database is reachable, as a configuration loader does; its {@link Builder#build()} fails
+     * naming the missing store.
+     *
+     * @return a builder of settings
+     */
+    static Builder settings() {
+        return new Builder(null, null, null);
     }
 
     /**
@@ -100,6 +117,20 @@ public interface Relay extends AutoCloseable {
         public static final int MAX_BATCH_SIZE = 10_000;
         /** The default attempt budget of an event. */
         public static final int DEFAULT_MAX_ATTEMPTS = 8;
+        /** The largest attempt budget. */
+        public static final int MAX_ATTEMPTS_LIMIT = 1_000;
+        /** The default name of a relay. */
+        public static final String DEFAULT_NAME = "relay";
+        /** The default longest sleep of an idle relay: the safety net under wake-ups. */
+        public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(2);
+        /** The default lease of a claim. */
+        public static final Duration DEFAULT_LEASE_DURATION = Duration.ofSeconds(30);
+        /** The default time a batch may take to be confirmed. */
+        public static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(10);
+        /** The default interval between purges of a retaining relay. */
+        public static final Duration DEFAULT_PURGE_INTERVAL = Duration.ofMinutes(1);
+        /** Whether a relay listens for database notifications by default. */
+        public static final boolean DEFAULT_LISTEN = true;
         /** The default shortest sleep between claims, after one that found work. */
         public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(25);
 
@@ -110,30 +141,32 @@ public interface Relay extends AutoCloseable {
 
         private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
-        final Outbox outbox;
+        final OutboxStore store;
+        final InstantSource clock;
         final Publisher publisher;
-        String name = "relay";
+        String name = DEFAULT_NAME;
         int batchSize = DEFAULT_BATCH_SIZE;
         long maxBatchBytes;
         boolean maxBatchBytesSet;
-        Duration pollInterval = Duration.ofSeconds(2);
+        Duration pollInterval = DEFAULT_POLL_INTERVAL;
         /** {@code null}: the default, or the poll interval where that is shorter. */
         Duration minPollInterval;
 
-        Duration leaseDuration = Duration.ofSeconds(30);
-        Duration publishTimeout = Duration.ofSeconds(10);
+        Duration leaseDuration = DEFAULT_LEASE_DURATION;
+        Duration publishTimeout = DEFAULT_PUBLISH_TIMEOUT;
         Backoff backoff = Backoff.DEFAULT;
         int maxAttempts = DEFAULT_MAX_ATTEMPTS;
         Duration retainPublished;
-        Duration purgeInterval = Duration.ofMinutes(1);
+        Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
         int purgeBatchSize = 1_000;
-        boolean listen = true;
+        boolean listen = DEFAULT_LISTEN;
         RelayListener listener = RelayListener.NOOP;
         ThreadFactory threadFactory;
         RandomGenerator random = new SplittableRandom();
 
-        private Builder(Outbox outbox, Publisher publisher) {
-            this.outbox = outbox;
+        private Builder(OutboxStore store, InstantSource clock, Publisher publisher) {
+            this.store = store;
+            this.clock = clock;
             this.publisher = publisher;
         }
 
@@ -311,23 +344,43 @@ public interface Relay extends AutoCloseable {
          *     or {@code Outbox.Builder.changeDataCapture} when the outbox's table is read by a connector
          */
         public Relay build() {
-            if (outbox == null) {
-                throw new OutboxValidationException("Relay.Builder.outbox", null, "Relay.Builder.outbox is missing");
+            if (store == null) {
+                throw OutboxValidationException.missing("Relay.Builder.store");
+            }
+            if (clock == null) {
+                throw OutboxValidationException.missing("Relay.Builder.clock");
             }
             if (publisher == null) {
-                throw new OutboxValidationException(
-                        "Relay.Builder.publisher", null, "Relay.Builder.publisher is missing");
+                throw OutboxValidationException.missing("Relay.Builder.publisher");
             }
-            if (outbox.store().changeDataCapture()) {
+            if (store.changeDataCapture()) {
                 throw new OutboxValidationException(
                         "Outbox.Builder.changeDataCapture",
                         null,
-                        "txoutbox: no relay can be built on the outbox table '" + outbox.table()
+                        "txoutbox: no relay can be built on the outbox table '" + store.table()
                                 + "': its outbox is in change-data-capture mode (Outbox.Builder.changeDataCapture):"
                                 + " append deletes every row in its own transaction, so a connector reading the"
                                 + " change stream publishes the events, and a relay would find nothing."
                                 + " Build the relay from an outbox without changeDataCapture(true)");
             }
+            return new DefaultRelay(this, validatedMinPollInterval());
+        }
+
+        /**
+         * Checks every setting as {@link #build()} does, without the store, clock or publisher: for
+         * configuration loaders that check a relay's settings before any database is reachable ({@link
+         * Relay#settings()}).
+         *
+         * @return this builder
+         * @throws OutboxValidationException naming a setting that is out of bounds or contradicts another
+         */
+        public Builder validate() {
+            validatedMinPollInterval();
+            return this;
+        }
+
+        /** @return the effective minimum poll interval, after every setting is checked */
+        private Duration validatedMinPollInterval() {
             if (name == null || !NAME.matcher(name).matches()) {
                 throw new OutboxValidationException(
                         "Relay.Builder.name",
@@ -335,22 +388,14 @@ public interface Relay extends AutoCloseable {
                         "Relay.Builder.name '" + name + "' must be 1 to 64 letters, digits, '.', '_' or '-'");
             }
             if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-                throw new OutboxValidationException(
-                        "Relay.Builder.batchSize",
-                        "1.." + MAX_BATCH_SIZE,
-                        "Relay.Builder.batchSize is " + batchSize + "; it must be between 1 and " + MAX_BATCH_SIZE);
+                throw OutboxValidationException.outOfRange("Relay.Builder.batchSize", batchSize, 1, MAX_BATCH_SIZE);
             }
             if (maxBatchBytes < 0 || (maxBatchBytes == 0 && maxBatchBytesSet)) {
-                throw new OutboxValidationException(
-                        "Relay.Builder.maxBatchBytes",
-                        ">= 1",
-                        "Relay.Builder.maxBatchBytes is " + maxBatchBytes + "; it must be 1 or more");
+                throw OutboxValidationException.belowMinimum("Relay.Builder.maxBatchBytes", maxBatchBytes, 1);
             }
-            if (maxAttempts < 1 || maxAttempts > 1_000) {
-                throw new OutboxValidationException(
-                        "Relay.Builder.maxAttempts",
-                        "1..1000",
-                        "Relay.Builder.maxAttempts is " + maxAttempts + "; it must be between 1 and 1000");
+            if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) {
+                throw OutboxValidationException.outOfRange(
+                        "Relay.Builder.maxAttempts", maxAttempts, 1, MAX_ATTEMPTS_LIMIT);
             }
             positive("pollInterval", pollInterval);
             Duration minPoll = minPollInterval;
@@ -384,20 +429,14 @@ public interface Relay extends AutoCloseable {
                                 + " publish the same batch");
             }
             if (retainPublished != null && retainPublished.isNegative()) {
-                throw new OutboxValidationException(
-                        "Relay.Builder.retainPublished",
-                        ">= 0",
-                        "Relay.Builder.retainPublished is " + retainPublished + "; it must not be negative");
+                throw OutboxValidationException.negative("Relay.Builder.retainPublished", retainPublished);
             }
-            return new DefaultRelay(this, minPoll);
+            return minPoll;
         }
 
         private static void positive(String field, Duration value) {
             if (value == null || value.isNegative() || value.isZero()) {
-                throw new OutboxValidationException(
-                        "Relay.Builder." + field,
-                        "> 0",
-                        "Relay.Builder." + field + " is " + value + "; it must be positive");
+                throw OutboxValidationException.notPositive("Relay.Builder." + field, value);
             }
         }
     }

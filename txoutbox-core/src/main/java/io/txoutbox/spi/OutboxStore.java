@@ -5,6 +5,7 @@ import io.txoutbox.DeadQuery;
 import io.txoutbox.DeadSelector;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxStats;
+import io.txoutbox.WakeupCounters;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,15 +18,16 @@ import java.util.concurrent.ThreadFactory;
 import java.util.function.Consumer;
 
 /**
- * Where the outbox lives: every SQL statement txoutbox runs goes through a store. The JDBC store ({@code
- * io.txoutbox.jdbc.JdbcOutboxStore}) implements it for each supported database; the relay, the
- * operations API and integrations only see this interface.
+ * Where the outbox lives: every SQL statement txoutbox runs goes through a store. txoutbox's JDBC store
+ * implements it for each supported database ({@link io.txoutbox.Outbox.Builder#buildStore()} builds
+ * one); an {@link io.txoutbox.Outbox}, a {@link io.txoutbox.relay.Relay} ({@link
+ * io.txoutbox.relay.Relay#builder}) and integrations only see this interface.
  *
  * <p>Every method but {@link #append} uses its own short autocommit work on a connection of the store's
  * {@code DataSource}; none holds a transaction open across calls. Failures are {@link
  * io.txoutbox.OutboxStoreException}s.
  */
-public interface OutboxStore {
+public interface OutboxStore extends AutoCloseable {
 
     /** @return the table's name as configured, for messages and metrics */
     String table();
@@ -192,4 +194,19 @@ public interface OutboxStore {
      * is retried, and relays poll anyway.
      */
     void signalCommitted();
+
+    /**
+     * @return the after-commit notifications {@link #signalCommitted()} asked for, sent and failed (default
+     *     all zero: a store that notifies no other process)
+     */
+    default WakeupCounters wakeupCounters() {
+        return WakeupCounters.NONE;
+    }
+
+    /**
+     * Stops what the store started (the JDBC store's notifier thread and its connection); never closes the
+     * data source. Idempotent. Default: nothing to stop.
+     */
+    @Override
+    default void close() {}
 }

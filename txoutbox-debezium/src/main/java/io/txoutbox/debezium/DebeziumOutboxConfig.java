@@ -1,10 +1,9 @@
 package io.txoutbox.debezium;
 
+import io.txoutbox.Identifiers;
 import io.txoutbox.Outbox;
+import io.txoutbox.OutboxTable;
 import io.txoutbox.OutboxValidationException;
-import io.txoutbox.jdbc.Identifiers;
-import io.txoutbox.jdbc.JdbcOutboxStore;
-import io.txoutbox.jdbc.OutboxTable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -132,23 +131,11 @@ public final class DebeziumOutboxConfig {
     }
 
     /**
-     * @param outbox an outbox built by {@link Outbox#builder}: its table and column mapping are used
+     * @param outbox an outbox: its table and column mapping are used
      * @return a builder of the configuration for the outbox's table
-     * @throws OutboxValidationException when the outbox is not backed by txoutbox's JDBC store
      */
     public static Builder builder(Outbox outbox) {
-        return builder(tableOf(outbox));
-    }
-
-    private static OutboxTable tableOf(Outbox outbox) {
-        if (outbox != null && outbox.store() instanceof JdbcOutboxStore store) {
-            return store.outboxTable();
-        }
-        throw new OutboxValidationException(
-                "outbox",
-                null,
-                "DebeziumOutboxConfig needs an outbox built by Outbox.builder (its JDBC store holds the column"
-                        + " mapping); pass the OutboxTable instead");
+        return builder(Objects.requireNonNull(outbox, "outbox").outboxTable());
     }
 
     /**

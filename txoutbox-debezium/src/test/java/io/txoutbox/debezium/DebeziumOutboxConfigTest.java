@@ -3,8 +3,8 @@ package io.txoutbox.debezium;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.txoutbox.OutboxTable;
 import io.txoutbox.OutboxValidationException;
-import io.txoutbox.jdbc.OutboxTable;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;

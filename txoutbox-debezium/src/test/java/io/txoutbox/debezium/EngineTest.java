@@ -4,7 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
-import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.OutboxTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,7 +76,7 @@ abstract class EngineTest {
      * @return the configuration, whose slot and publication are dropped after the test
      */
     DebeziumOutboxConfig connect(Outbox outbox, UnaryOperator<DebeziumOutboxConfig.Builder> customize) {
-        return connect(((io.txoutbox.jdbc.JdbcOutboxStore) outbox.store()).outboxTable(), customize);
+        return connect(outbox.outboxTable(), customize);
     }
 
     /** As {@link #connect(Outbox, UnaryOperator)}, for a configuration generated from a table mapping. */

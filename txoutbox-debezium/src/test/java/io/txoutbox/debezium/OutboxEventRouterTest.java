@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
-import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.OutboxTable;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.test.RecordingPublisher;
 import java.time.Duration;

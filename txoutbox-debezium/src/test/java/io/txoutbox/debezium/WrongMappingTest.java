@@ -6,9 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
+import io.txoutbox.OutboxTable;
 import io.txoutbox.OutboxValidationException;
-import io.txoutbox.jdbc.JdbcOutboxStore;
-import io.txoutbox.jdbc.OutboxTable;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -78,6 +77,6 @@ class WrongMappingTest extends EngineTest {
     }
 
     private static OutboxTable tableOf(Outbox outbox) {
-        return ((JdbcOutboxStore) outbox.store()).outboxTable();
+        return outbox.outboxTable();
     }
 }

@@ -2,11 +2,11 @@ package io.txoutbox.server;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxSchemaException;
-import io.txoutbox.jdbc.Dialect;
-import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.OutboxTable;
 import io.txoutbox.spi.Publisher;
 import java.io.PrintWriter;
 import java.sql.Connection;

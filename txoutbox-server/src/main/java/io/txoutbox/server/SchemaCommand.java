@@ -2,11 +2,10 @@ package io.txoutbox.server;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxException;
-import io.txoutbox.jdbc.Dialect;
-import io.txoutbox.jdbc.JdbcOutboxStore;
-import io.txoutbox.jdbc.OutboxTable;
+import io.txoutbox.OutboxTable;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -86,14 +85,14 @@ final class SchemaCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--table: " + e.getMessage());
         }
         out.println("-- txoutbox outbox table " + t.qualifiedName() + " for " + d.name());
-        out.println(JdbcOutboxStore.outboxDdl(t, d).strip());
+        out.println(d.outboxDdl(t).strip());
         if (foreignWriterWakeups) {
             if (d != Dialect.POSTGRESQL) {
                 throw new CommandLine.ParameterException(
                         spec.commandLine(), "--foreign-writer-wakeups: only PostgreSQL can wake relays (--dialect)");
             }
             out.println();
-            out.println(JdbcOutboxStore.foreignWriterWakeupDdl(t).strip());
+            out.println(d.foreignWriterWakeupDdl(t).strip());
         }
         return TxoutboxCli.OK;
     }

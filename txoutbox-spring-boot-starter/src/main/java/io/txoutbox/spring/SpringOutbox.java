@@ -4,8 +4,11 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxAdmin;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxException;
-import io.txoutbox.jdbc.SqlExceptions;
-import io.txoutbox.spi.OutboxStore;
+import io.txoutbox.OutboxStoreException;
+import io.txoutbox.OutboxTable;
+import io.txoutbox.WakeupCounters;
+import io.txoutbox.relay.Relay;
+import io.txoutbox.spi.Publisher;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -317,7 +320,7 @@ public final class SpringOutbox implements Outbox {
         try {
             return connection.getAutoCommit();
         } catch (SQLException e) {
-            throw SqlExceptions.translate("append", table(), e);
+            throw OutboxStoreException.of("append", table(), e);
         }
     }
 
@@ -361,8 +364,20 @@ public final class SpringOutbox implements Outbox {
     }
 
     @Override
-    public OutboxStore store() {
-        return current().store();
+    public Relay.Builder relay(Publisher publisher) {
+        return current().relay(publisher);
+    }
+
+    @Override
+    public OutboxTable outboxTable() {
+        return current().outboxTable();
+    }
+
+    /** @return the wrapped outbox's counters; all zero while it waits for its database */
+    @Override
+    public WakeupCounters wakeupCounters() {
+        Outbox d = delegate;
+        return d == null ? WakeupCounters.NONE : d.wakeupCounters();
     }
 
     /** @return the outbox's clock; the system clock while it waits for its database */

@@ -1,8 +1,8 @@
 package io.txoutbox.spring;
 
 import io.txoutbox.Outbox;
+import io.txoutbox.OutboxTable;
 import io.txoutbox.OutboxValidationException;
-import io.txoutbox.jdbc.OutboxTable;
 import java.time.Duration;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;

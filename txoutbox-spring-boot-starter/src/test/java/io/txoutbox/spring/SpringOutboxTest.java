@@ -9,7 +9,9 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxAdmin;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxException;
-import io.txoutbox.spi.OutboxStore;
+import io.txoutbox.OutboxTable;
+import io.txoutbox.relay.Relay;
+import io.txoutbox.spi.Publisher;
 import java.sql.Connection;
 import java.time.InstantSource;
 import java.util.List;
@@ -176,8 +178,13 @@ class SpringOutboxTest {
         }
 
         @Override
-        public OutboxStore store() {
-            return real.store();
+        public Relay.Builder relay(Publisher publisher) {
+            return real.relay(publisher);
+        }
+
+        @Override
+        public OutboxTable outboxTable() {
+            return real.outboxTable();
         }
 
         @Override

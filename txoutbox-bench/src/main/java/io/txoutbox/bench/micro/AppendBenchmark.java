@@ -1,8 +1,8 @@
 package io.txoutbox.bench.micro;
 
+import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
-import io.txoutbox.jdbc.Dialect;
 import io.txoutbox.relay.Backoff;
 import java.io.PrintWriter;
 import java.lang.reflect.Proxy;

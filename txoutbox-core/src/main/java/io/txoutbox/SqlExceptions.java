@@ -1,6 +1,5 @@
-package io.txoutbox.jdbc;
+package io.txoutbox;
 
-import io.txoutbox.OutboxStoreException;
 import java.sql.BatchUpdateException;
 import java.sql.SQLDataException;
 import java.sql.SQLException;
@@ -22,7 +21,9 @@ import java.util.Set;
 
 /**
  * The one place where {@link SQLException}s become {@link OutboxStoreException}s, and the one place
- * where driver text enters a txoutbox message.
+ * where driver text enters a txoutbox message. Reached through {@link OutboxStoreException#of} and
+ * {@link OutboxStoreException#describe}, so that the store, the inbox and integrations all convert the
+ * same way.
  *
  * <p>Transient failures are recognised by SQLState class (never by message text): connection
  * exceptions (08), transaction rollbacks such as serialization failures and deadlocks (40), insufficient
@@ -47,7 +48,7 @@ import java.util.Set;
  * sanitized the same way. What is lost is the driver's own exception class (for example {@code
  * PSQLException}) and the values: the price of never printing a payload or a header value.
  */
-public final class SqlExceptions {
+final class SqlExceptions {
     /** SQLState classes whose driver text describes the connection, server, schema or a lock, never row data. */
     private static final Set<String> TEXT_KEPT = Set.of("08", "28", "3D", "3F", "40", "42", "53", "55", "57", "58");
 
@@ -67,7 +68,7 @@ public final class SqlExceptions {
      * @return the exception to throw: its message, its cause chain and its stack trace hold no value of
      *     the statement
      */
-    public static OutboxStoreException translate(String operation, String table, SQLException e) {
+    static OutboxStoreException translate(String operation, String table, SQLException e) {
         String state = e.getSQLState();
         boolean isTransient = isTransient(e);
         String message = "txoutbox " + operation + " on table '" + table + "' failed: " + describe(e) + " (SQLState "
@@ -79,7 +80,7 @@ public final class SqlExceptions {
      * @param e a driver exception
      * @return whether the same operation may succeed if retried
      */
-    public static boolean isTransient(SQLException e) {
+    static boolean isTransient(SQLException e) {
         if (e instanceof SQLTransientException || e instanceof SQLRecoverableException) {
             return true;
         }
@@ -103,7 +104,7 @@ public final class SqlExceptions {
      * @param e a driver exception
      * @return a one-line description with no statement values
      */
-    public static String describe(SQLException e) {
+    static String describe(SQLException e) {
         SQLException shown = e;
         if (e instanceof BatchUpdateException && e.getNextException() != null) {
             shown = e.getNextException();

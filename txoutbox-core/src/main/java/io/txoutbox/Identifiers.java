@@ -1,12 +1,11 @@
-package io.txoutbox.jdbc;
+package io.txoutbox;
 
-import io.txoutbox.OutboxValidationException;
 import java.util.regex.Pattern;
 
 /**
- * Checks the SQL identifiers that txoutbox puts into statements (table and column names). They are
- * never quoted or escaped, only validated: lower-case letters, digits and underscores, starting with a
- * letter or underscore, so that every database folds them the same way and nothing can be injected.
+ * The rule for the SQL identifiers txoutbox puts into statements (table, schema and column names). They
+ * are never quoted or escaped, only validated: lower-case letters, digits and underscores, starting with
+ * a letter or underscore, so that every database folds them the same way and nothing can be injected.
  */
 public final class Identifiers {
     /** The longest table name: leaves room for the index and trigger names derived from it. */
@@ -30,10 +29,7 @@ public final class Identifiers {
             throw new OutboxValidationException(field, null, field + " is missing; it must name an SQL identifier");
         }
         if (value.length() > max) {
-            throw new OutboxValidationException(
-                    field,
-                    max + " characters",
-                    field + " '" + value + "' is " + value.length() + " characters; the limit is " + max);
+            throw OutboxValidationException.tooLong(field, field + " '" + value + "'", value.length(), max);
         }
         if (!IDENTIFIER.matcher(value).matches()) {
             throw new OutboxValidationException(

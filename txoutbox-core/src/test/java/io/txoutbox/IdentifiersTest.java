@@ -1,9 +1,8 @@
-package io.txoutbox.jdbc;
+package io.txoutbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.txoutbox.OutboxValidationException;
 import org.junit.jupiter.api.Test;
 
 class IdentifiersTest {

@@ -1,9 +1,10 @@
-package io.txoutbox.jdbc;
+package io.txoutbox;
 
 /**
  * The outbox table's name and column mapping. The name may be qualified by a schema ({@code
  * events.outbox}); each part is a validated identifier. Columns default to txoutbox's names; remap them
- * when another reader of the table expects its own (see {@link Columns#DEBEZIUM}).
+ * when another reader of the table expects its own (see {@link Columns#DEBEZIUM}). Objects derived from
+ * the table (indexes, triggers) are named after {@link #name()}, without the schema.
  *
  * @param schema the schema, or {@code null} for the connection's current schema
  * @param name the table name, at most {@value Identifiers#MAX_TABLE} characters
@@ -50,11 +51,6 @@ public record OutboxTable(String schema, String name, Columns columns) {
     /** @return the name as used in SQL: {@code schema.table} or {@code table} */
     public String qualifiedName() {
         return schema == null ? name : schema + "." + name;
-    }
-
-    /** @return a name for objects derived from the table (index, trigger), without the schema */
-    String derivedPrefix() {
-        return name;
     }
 
     /** @return the PostgreSQL notification channel relays of this table listen on */

@@ -1,8 +1,7 @@
-package io.txoutbox.jdbc;
+package io.txoutbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.txoutbox.OutboxStoreException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ConnectException;

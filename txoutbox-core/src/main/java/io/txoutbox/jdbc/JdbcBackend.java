@@ -1,0 +1,131 @@
+package io.txoutbox.jdbc;
+
+import io.txoutbox.DeadHeadPolicy;
+import io.txoutbox.Dialect;
+import io.txoutbox.OutboxException;
+import io.txoutbox.OutboxTable;
+import io.txoutbox.inbox.Inbox;
+import io.txoutbox.spi.OutboxStore;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.concurrent.ThreadFactory;
+import javax.sql.DataSource;
+
+/**
+ * <b>Internal</b>: the one door from txoutbox's API packages into its JDBC implementation, public only
+ * because Java has no narrower access across packages. Applications use {@code Outbox.builder}, {@code
+ * Inbox.builder} and {@link Dialect} instead; this class may change in any release.
+ */
+public final class JdbcBackend {
+    private JdbcBackend() {}
+
+    /**
+     * The store of {@code Outbox.Builder}: every statement of one table, after the schema is created (if
+     * asked) and checked (if asked).
+     *
+     * @param dataSource where the table lives
+     * @param table the table and its column names
+     * @param dialect the database
+     * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
+     * @param notifyAfterCommit wake relays of other processes after commit (PostgreSQL)
+     * @param notifyWindow at most one such notification per window
+     * @param foreignWriterWakeups create and expect the trigger for writers that are not txoutbox
+     * @param threadFactory makes the notifier's thread, or {@code null} for a daemon thread
+     * @param changeDataCapture append deletes every row it inserts, for a change-data-capture connector
+     * @param createSchema create the table if it is missing
+     * @param validateSchema check the table's shape
+     * @return the store; closing it stops its notifier
+     */
+    public static OutboxStore store(
+            DataSource dataSource,
+            OutboxTable table,
+            Dialect dialect,
+            DeadHeadPolicy ordered,
+            boolean notifyAfterCommit,
+            Duration notifyWindow,
+            boolean foreignWriterWakeups,
+            ThreadFactory threadFactory,
+            boolean changeDataCapture,
+            boolean createSchema,
+            boolean validateSchema) {
+        JdbcOutboxStore store = new JdbcOutboxStore(
+                dataSource,
+                table,
+                SqlDialect.of(dialect),
+                ordered,
+                new WakeupOptions(notifyAfterCommit, notifyWindow, foreignWriterWakeups),
+                threadFactory,
+                changeDataCapture);
+        try {
+            if (createSchema) {
+                store.createSchema();
+            }
+            if (validateSchema) {
+                store.validateSchema();
+            }
+        } catch (RuntimeException e) {
+            store.close();
+            throw e;
+        }
+        return store;
+    }
+
+    /**
+     * The inbox of {@code Inbox.Builder}, after its table is created (if asked) and checked.
+     *
+     * @param dataSource where the table lives
+     * @param table the inbox table
+     * @param dialect the database
+     * @param consumer the consumer's name
+     * @param clock the clock of processed times
+     * @param createSchema create the table if it is missing
+     * @return the inbox
+     */
+    public static Inbox inbox(
+            DataSource dataSource,
+            OutboxTable table,
+            Dialect dialect,
+            String consumer,
+            InstantSource clock,
+            boolean createSchema) {
+        JdbcInbox inbox = new JdbcInbox(dataSource, table, SqlDialect.of(dialect), consumer, clock);
+        if (createSchema) {
+            inbox.createSchema();
+        }
+        inbox.validateSchema();
+        return inbox;
+    }
+
+    /**
+     * @param dialect the database
+     * @param table the table and its column names
+     * @return the outbox table's DDL
+     */
+    public static String outboxDdl(Dialect dialect, OutboxTable table) {
+        return SchemaManager.outboxDdl(table, SqlDialect.of(dialect));
+    }
+
+    /**
+     * @param dialect the database
+     * @param table the inbox table
+     * @return the inbox table's DDL
+     */
+    public static String inboxDdl(Dialect dialect, OutboxTable table) {
+        return JdbcInbox.ddl(table, SqlDialect.of(dialect));
+    }
+
+    /**
+     * @param dialect the database
+     * @param table the table and its column names
+     * @return the trigger that wakes idle relays for writers that are not txoutbox
+     * @throws OutboxException where the database has no notifications
+     */
+    public static String foreignWriterWakeupDdl(Dialect dialect, OutboxTable table) {
+        if (!SqlDialect.of(dialect).supportsListen()) {
+            throw new OutboxException("txoutbox: the foreign-writer wake-up trigger needs PostgreSQL's"
+                    + " notifications; the " + dialect.name() + " dialect has none (relays find such rows by"
+                    + " their adaptive poll)");
+        }
+        return SchemaManager.foreignWriterWakeupDdl(table);
+    }
+}

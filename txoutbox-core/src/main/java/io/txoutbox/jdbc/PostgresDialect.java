@@ -1,0 +1,389 @@
+package io.txoutbox.jdbc;
+
+import io.txoutbox.DeadHeadPolicy;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * PostgreSQL 14 or later: the reference dialect, holding every statement txoutbox runs. The other
+ * dialects extend it and override only what their database does differently.
+ *
+ * <p>PostgreSQL claims a batch with one {@code UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED) …
+ * RETURNING} and marks it with one statement over {@code unnest}ed arrays; its relays listen for
+ * notifications. The statements of the other path (claim with a short transaction, mark row by row) are
+ * portable SQL that every dialect shares.
+ */
+class PostgresDialect implements SqlDialect {
+    static final PostgresDialect INSTANCE = new PostgresDialect();
+
+    /** What a claim takes: due rows, oldest first, skipping locked ones. Binds now and the limit. */
+    static final String DUE = " FROM {table} o WHERE o.status = 'pending' AND o.available_at <= ?"
+            + " AND (o.lease_expires_at IS NULL OR o.lease_expires_at <= {now}){head}"
+            + " ORDER BY o.available_at, o.seq LIMIT ? FOR UPDATE SKIP LOCKED";
+
+    private static final String INSERT = "INSERT INTO {table} ({id}, {aggregate_type}, {aggregate_id},"
+            + " {event_type}, event_version, {payload}, content_type, headers, tenant_id, destination, created_at,"
+            + " available_at, max_attempts) VALUES ";
+
+    private static final String MARK_INPUT = "WITH input AS (SELECT * FROM unnest(?::uuid[], ?::varchar[],"
+            + " ?::text[], ?::text[]) AS i(id, status, available_at, error))";
+
+    private static final String MARK_UPDATE = " UPDATE {table} AS t SET status = i.status,"
+            + " available_at = CASE WHEN i.status = 'pending' THEN i.available_at::timestamptz"
+            + " ELSE t.available_at END,"
+            + " last_error = CASE WHEN i.status = 'published' THEN t.last_error ELSE i.error END,"
+            + " lease_owner = NULL, lease_expires_at = NULL";
+
+    PostgresDialect() {}
+
+    @Override
+    public String name() {
+        return "postgresql";
+    }
+
+    @Override
+    public boolean supportsUpdateReturning() {
+        return true;
+    }
+
+    @Override
+    public boolean supportsArrayMarks() {
+        return true;
+    }
+
+    @Override
+    public boolean supportsListen() {
+        return true;
+    }
+
+    @Override
+    public boolean inboxInsertIgnoresDuplicates() {
+        return true;
+    }
+
+    @Override
+    public boolean storesUuidAsText() {
+        return false;
+    }
+
+    @Override
+    public boolean storesUtcLocalTimes() {
+        return false;
+    }
+
+    // ---- schema ------------------------------------------------------------------------------------
+
+    /** Also drops the trigger of txoutbox 0.1 that notified from every appending transaction. */
+    @Override
+    public String outboxDdl() {
+        return resource("postgresql-outbox.sql") + "\n" + resource("postgresql-drop-commit-notify.sql");
+    }
+
+    @Override
+    public String inboxDdl() {
+        return resource("postgresql-inbox.sql");
+    }
+
+    @Override
+    public String foreignWriterTrigger() {
+        require(supportsListen(), "has no notifications, so no trigger can wake relays");
+        return resource("postgresql-wake-trigger.sql");
+    }
+
+    @Override
+    public String columns() {
+        return "SELECT column_name AS name, udt_name AS type, is_nullable AS nullable FROM information_schema.columns"
+                + " WHERE table_schema = COALESCE(?, current_schema()) AND table_name = ?";
+    }
+
+    @Override
+    public Map<ColumnKind, Set<String>> types() {
+        return Map.of(
+                ColumnKind.UUID, Set.of("uuid"),
+                ColumnKind.TEXT, Set.of("varchar", "text"),
+                ColumnKind.BYTES, Set.of("bytea"),
+                ColumnKind.TIME, Set.of("timestamptz"),
+                ColumnKind.INTEGER, Set.of("int4", "int8"),
+                ColumnKind.JSON, Set.of("jsonb"));
+    }
+
+    @Override
+    public String notNullFix(String table, String column) {
+        return "ALTER TABLE " + table + " ALTER COLUMN " + column + " SET NOT NULL";
+    }
+
+    // ---- clock -------------------------------------------------------------------------------------
+
+    @Override
+    public String now() {
+        return "now()";
+    }
+
+    @Override
+    public String leaseExpiry() {
+        return "now() + ? * interval '1 millisecond'";
+    }
+
+    // ---- append ------------------------------------------------------------------------------------
+
+    @Override
+    public String insert() {
+        return INSERT + "(?, ?, ?, ?, ?, ?, ?, CAST(? AS jsonb), ?, ?, ?, ?, ?)";
+    }
+
+    /** The placeholders of {@link #insert()} without a cast: for databases that take JSON as text. */
+    static String insertWithTextHeaders() {
+        return INSERT + "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    }
+
+    @Override
+    public String deleteAppended() {
+        return "DELETE FROM {table} WHERE {id} IN ({ids})";
+    }
+
+    // ---- claim -------------------------------------------------------------------------------------
+
+    /**
+     * {@code octet_length} reads the size from the TOAST header without detoasting: payloads beyond the
+     * byte budget are never read, and only the picked rows are updated and returned.
+     */
+    @Override
+    public String claimReturning() {
+        require(supportsUpdateReturning(), "has no UPDATE … RETURNING");
+        return "WITH due AS (SELECT o.{id}, o.available_at, o.seq, COALESCE(octet_length(o.{payload}), 0) AS bytes"
+                + DUE + "), picked AS (SELECT d.{id} FROM (SELECT due.{id}, sum(due.bytes) OVER (ORDER BY"
+                + " due.available_at, due.seq ROWS UNBOUNDED PRECEDING) - due.bytes AS before FROM due) d"
+                + " WHERE d.before < ?)"
+                + " UPDATE {table} AS t SET lease_owner = ?,"
+                + " lease_expires_at = now() + ? * interval '1 millisecond', attempts = t.attempts + 1"
+                + " FROM picked WHERE t.{id} = picked.{id}"
+                + " RETURNING " + claimed("t", "::text");
+    }
+
+    @Override
+    public String claimSelect() {
+        return "SELECT o.{id} AS id, COALESCE(OCTET_LENGTH(o.{payload}), 0) AS bytes" + DUE;
+    }
+
+    @Override
+    public String claimUpdate() {
+        return "UPDATE {table} SET lease_owner = ?, lease_expires_at = {lease_expiry}, attempts = attempts + 1"
+                + " WHERE {id} IN ({ids})";
+    }
+
+    @Override
+    public String claimRead() {
+        return "SELECT " + claimed("o", "") + " FROM {table} o WHERE o.{id} IN ({ids})";
+    }
+
+    /**
+     * @param alias the table's alias
+     * @param headersCast what turns the headers column into text, if anything
+     * @return the claimed columns, labelled as {@link SqlDialect} lists them
+     */
+    static String claimed(String alias, String headersCast) {
+        String a = alias + ".";
+        return a + "{id} AS id, " + a + "{aggregate_type} AS aggregate_type, " + a + "{aggregate_id} AS aggregate_id, "
+                + a + "{event_type} AS event_type, " + a + "event_version AS event_version, " + a
+                + "{payload} AS payload, " + a + "content_type AS content_type, " + a + "headers" + headersCast
+                + " AS headers, " + a + "tenant_id AS tenant_id, " + a + "destination AS destination, " + a
+                + "created_at AS created_at, " + a + "attempts AS attempts, " + a + "max_attempts AS max_attempts";
+    }
+
+    @Override
+    public String quarantine() {
+        return "UPDATE {table} SET status = 'dead', last_error = ?, lease_owner = NULL,"
+                + " lease_expires_at = NULL WHERE {id} = ? AND lease_owner = ?";
+    }
+
+    /** In ordered mode only heads count: a due event behind a retrying or dead head is not due. */
+    @Override
+    public String nextDue() {
+        return "SELECT min(o.available_at) AS due FROM {table} o WHERE o.status = 'pending'"
+                + " AND (o.lease_expires_at IS NULL OR o.lease_expires_at <= {now}){head}";
+    }
+
+    // ---- mark --------------------------------------------------------------------------------------
+
+    @Override
+    public String extendLease() {
+        return "UPDATE {table} SET lease_expires_at = {lease_expiry}"
+                + " WHERE lease_owner = ? AND status = 'pending' AND {id} IN ({ids})";
+    }
+
+    @Override
+    public String markDeleting() {
+        require(supportsArrayMarks(), "cannot mark a batch from bound arrays");
+        return MARK_INPUT
+                + ", deleted AS (DELETE FROM {table} AS t USING input AS i WHERE t.{id} = i.id"
+                + " AND i.status = 'published' AND t.lease_owner = ? RETURNING t.{id})"
+                + ", updated AS (" + MARK_UPDATE + " FROM input AS i WHERE t.{id} = i.id"
+                + " AND i.status <> 'published' AND t.lease_owner = ? RETURNING t.{id})"
+                + " SELECT {id} AS id FROM deleted UNION ALL SELECT {id} FROM updated";
+    }
+
+    @Override
+    public String markRetaining() {
+        require(supportsArrayMarks(), "cannot mark a batch from bound arrays");
+        return MARK_INPUT
+                + ", updated AS (" + MARK_UPDATE
+                + ", published_at = CASE WHEN i.status = 'published' THEN ?::timestamptz"
+                + " ELSE t.published_at END"
+                + " FROM input AS i WHERE t.{id} = i.id AND t.lease_owner = ? RETURNING t.{id})"
+                + " SELECT {id} AS id FROM updated";
+    }
+
+    @Override
+    public String lockOwned() {
+        return "SELECT {id} AS id FROM {table} WHERE {id} IN ({ids}) AND lease_owner = ? FOR UPDATE";
+    }
+
+    @Override
+    public String deletePublished() {
+        return "DELETE FROM {table} WHERE {id} IN ({ids})";
+    }
+
+    @Override
+    public String retainPublished() {
+        return "UPDATE {table} SET status = 'published', published_at = ?, lease_owner = NULL,"
+                + " lease_expires_at = NULL WHERE {id} IN ({ids})";
+    }
+
+    @Override
+    public String markOne() {
+        return "UPDATE {table} SET status = ?, available_at = COALESCE(?, available_at), last_error = ?,"
+                + " lease_owner = NULL, lease_expires_at = NULL WHERE {id} = ?";
+    }
+
+    @Override
+    public String releaseLeases() {
+        return "UPDATE {table} SET lease_owner = NULL, lease_expires_at = NULL,"
+                + " attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END"
+                + " WHERE lease_owner = ? AND status = 'pending'";
+    }
+
+    // ---- operations --------------------------------------------------------------------------------
+
+    @Override
+    public String stats() {
+        return "SELECT {event_type} AS event_type,"
+                + " sum(CASE WHEN status = 'pending' AND (lease_expires_at IS NULL"
+                + " OR lease_expires_at <= {now}) THEN 1 ELSE 0 END) AS pending,"
+                + " sum(CASE WHEN status = 'pending' AND lease_expires_at > {now} THEN 1 ELSE 0 END) AS in_flight,"
+                + " sum(CASE WHEN status = 'pending' AND attempts > 0 AND (lease_expires_at IS NULL"
+                + " OR lease_expires_at <= {now}) THEN 1 ELSE 0 END) AS retrying,"
+                + " sum(CASE WHEN status = 'dead' THEN 1 ELSE 0 END) AS dead,"
+                + " sum(CASE WHEN status = 'published' THEN 1 ELSE 0 END) AS published,"
+                + " min(CASE WHEN status = 'pending' THEN created_at END) AS oldest"
+                + " FROM {table} GROUP BY {event_type}";
+    }
+
+    @Override
+    public String blockedAggregates() {
+        return "SELECT count(*) AS n FROM (SELECT DISTINCT d.{aggregate_type}, d.{aggregate_id}"
+                + " FROM {table} d WHERE d.status = 'dead' AND EXISTS (SELECT 1 FROM {table} p"
+                + " WHERE p.{aggregate_type} = d.{aggregate_type} AND p.{aggregate_id} = d.{aggregate_id}"
+                + " AND p.status = 'pending' AND p.seq > d.seq)) blocked";
+    }
+
+    @Override
+    public String blockedEvents() {
+        return "SELECT count(*) AS n FROM {table} p WHERE p.status = 'pending' AND EXISTS"
+                + " (SELECT 1 FROM {table} d WHERE d.{aggregate_type} = p.{aggregate_type}"
+                + " AND d.{aggregate_id} = p.{aggregate_id} AND d.status = 'dead' AND d.seq < p.seq)";
+    }
+
+    @Override
+    public String listDead(DeadHeadPolicy policy, boolean ofType, boolean after) {
+        String heldBack = policy == DeadHeadPolicy.BLOCK
+                ? "(SELECT count(*) FROM {table} p WHERE p.{aggregate_type} = d.{aggregate_type}"
+                        + " AND p.{aggregate_id} = d.{aggregate_id} AND p.status = 'pending' AND p.seq > d.seq)"
+                : "0";
+        return "SELECT d.{id} AS id, d.{aggregate_type} AS aggregate_type, d.{aggregate_id} AS aggregate_id,"
+                + " d.{event_type} AS event_type, d.event_version AS event_version, d.tenant_id AS tenant_id,"
+                + " d.attempts AS attempts, d.last_error AS last_error, d.created_at AS created_at, " + heldBack
+                + " AS held_back FROM {table} d WHERE d.status = 'dead'"
+                + (ofType ? " AND d.{event_type} = ?" : "")
+                + (after ? " AND d.{id} > ?" : "")
+                + " ORDER BY d.{id} LIMIT ?";
+    }
+
+    @Override
+    public String selectIds() {
+        return " AND {id} IN ({ids})";
+    }
+
+    @Override
+    public String selectType() {
+        return " AND {event_type} = ?";
+    }
+
+    @Override
+    public String revive() {
+        return "UPDATE {table} SET status = 'pending', attempts = 0, available_at = ?,"
+                + " lease_owner = NULL, lease_expires_at = NULL WHERE status = 'dead'";
+    }
+
+    @Override
+    public String deleteDead() {
+        return "DELETE FROM {table} WHERE status = 'dead'";
+    }
+
+    @Override
+    public String purge() {
+        return "DELETE FROM {table} WHERE {id} IN (SELECT {id} FROM {table}"
+                + " WHERE status = 'published' AND published_at < ? LIMIT ?)";
+    }
+
+    @Override
+    public String headFilter(DeadHeadPolicy policy) {
+        if (policy == null) {
+            return "";
+        }
+        return " AND NOT EXISTS (SELECT 1 FROM {table} p WHERE p.{aggregate_type} = o.{aggregate_type}"
+                + " AND p.{aggregate_id} = o.{aggregate_id} AND p.seq < o.seq AND p.status IN ("
+                + (policy == DeadHeadPolicy.BLOCK ? "'pending', 'dead'" : "'pending'") + "))";
+    }
+
+    // ---- inbox -------------------------------------------------------------------------------------
+
+    @Override
+    public String inboxInsert() {
+        return "INSERT INTO {table} (consumer, event_id, processed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING";
+    }
+
+    @Override
+    public String inboxPurge() {
+        return "DELETE FROM {table} WHERE consumer = ? AND processed_at < ?";
+    }
+
+    // ---- helpers -----------------------------------------------------------------------------------
+
+    /** Refuses a statement of a path the database does not take, naming what it lacks. */
+    final void require(boolean capable, String lack) {
+        if (!capable) {
+            throw new UnsupportedOperationException("txoutbox: the " + name() + " dialect " + lack);
+        }
+    }
+
+    /** @return a DDL script shipped beside this class */
+    static String resource(String file) {
+        try (InputStream in = PostgresDialect.class.getResourceAsStream(file)) {
+            if (in == null) {
+                throw new IllegalStateException("txoutbox resource io/txoutbox/jdbc/" + file + " is missing");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SqlDialect[" + name() + "]";
+    }
+}

@@ -1,0 +1,32 @@
+package io.txoutbox.jdbc;
+
+/**
+ * What MariaDB, MySQL and H2 share where they differ from {@link PostgresDialect}: {@code SKIP LOCKED},
+ * but no {@code UPDATE … RETURNING}, no arrays to bind and no notifications. So a batch is claimed with
+ * a short transaction ({@code SELECT … FOR UPDATE SKIP LOCKED}, then {@code UPDATE}) and marked with
+ * another (lock the rows still owned, then delete and update); relays of other processes poll; the
+ * headers column takes JSON as text.
+ */
+abstract class ShortTransactionDialect extends PostgresDialect {
+
+    @Override
+    public final boolean supportsUpdateReturning() {
+        return false;
+    }
+
+    @Override
+    public final boolean supportsArrayMarks() {
+        return false;
+    }
+
+    @Override
+    public final boolean supportsListen() {
+        return false;
+    }
+
+    /** The headers column is text: no cast. */
+    @Override
+    public String insert() {
+        return insertWithTextHeaders();
+    }
+}

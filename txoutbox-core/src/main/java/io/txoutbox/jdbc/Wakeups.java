@@ -1,0 +1,97 @@
+package io.txoutbox.jdbc;
+
+import io.txoutbox.OutboxTable;
+import io.txoutbox.WakeupCounters;
+import io.txoutbox.spi.WakeSubscription;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+
+/**
+ * How relays of one table are woken: directly, when a transaction of this JVM that appended has committed
+ * ({@link #signalCommitted()}); on PostgreSQL also through notifications, which the {@link PgNotifier}
+ * sends after commit for relays of other processes, and which a relay's {@link PgListener} hears (from
+ * appenders anywhere and from the optional foreign-writer trigger). See {@link PgWakeups} for the
+ * protocol. Elsewhere relays of other processes poll.
+ */
+final class Wakeups implements AutoCloseable {
+    private final DataSource dataSource;
+    private final OutboxTable table;
+    private final boolean canListen;
+    private final List<Runnable> subscribers = new CopyOnWriteArrayList<>();
+    private final PgNotifier notifier;
+
+    /**
+     * @param dataSource where the listening and notifying connections come from
+     * @param table the table, whose channel relays listen on
+     * @param dialect the database: only where it {@link SqlDialect#supportsListen() listens} are there
+     *     notifications
+     * @param options whether to notify after commit, and the coalescing window
+     * @param threadFactory makes the notifier's thread
+     * @param changeDataCapture a table without relays, which need no notifications
+     */
+    Wakeups(
+            DataSource dataSource,
+            OutboxTable table,
+            SqlDialect dialect,
+            WakeupOptions options,
+            ThreadFactory threadFactory,
+            boolean changeDataCapture) {
+        this.dataSource = dataSource;
+        this.table = table;
+        this.canListen = dialect.supportsListen();
+        this.notifier = canListen && options.notifyAfterCommit() && !changeDataCapture
+                ? new PgNotifier(dataSource, table.channel(), options.notifyWindow(), threadFactory)
+                : PgNotifier.NONE;
+    }
+
+    /** See {@link io.txoutbox.spi.OutboxStore#subscribe}. */
+    WakeSubscription subscribe(
+            Runnable wake, boolean listen, ThreadFactory threadFactory, Consumer<Throwable> onError) {
+        subscribers.add(wake);
+        PgListener listener = listen && canListen
+                ? PgListener.startIfAvailable(dataSource, table.channel(), wake, threadFactory, onError)
+                : null;
+        if (listener == null) {
+            return () -> subscribers.remove(wake);
+        }
+        return new WakeSubscription() {
+            @Override
+            public void idle() {
+                listener.idle();
+            }
+
+            @Override
+            public void busy() {
+                listener.busy();
+            }
+
+            @Override
+            public void close() {
+                subscribers.remove(wake);
+                listener.close();
+            }
+        };
+    }
+
+    /** See {@link io.txoutbox.spi.OutboxStore#signalCommitted}: never blocks, never throws. */
+    void signalCommitted() {
+        for (Runnable wake : subscribers) {
+            wake.run();
+        }
+        notifier.request();
+    }
+
+    /** @return the after-commit notifications asked for, sent and failed */
+    WakeupCounters counters() {
+        return new WakeupCounters(notifier.sent(), notifier.requested(), notifier.failures());
+    }
+
+    /** Stops the notifier and gives its connection back; idempotent. */
+    @Override
+    public void close() {
+        notifier.close();
+    }
+}

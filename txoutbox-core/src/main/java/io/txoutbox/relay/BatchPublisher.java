@@ -1,0 +1,243 @@
+package io.txoutbox.relay;
+
+import io.txoutbox.OutboxException;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.OutboxStore;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Publisher;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes one claimed batch and waits for its outcomes, with the publish timeout: every failure, a
+ * timeout included, becomes a retry of the whole batch, never an exception. While the batch is in
+ * flight its lease is extended whenever it would otherwise end before the publish timeout, never beyond
+ * it.
+ *
+ * <p>The publisher is called on the relay's publish thread, so that a publisher that blocks before it
+ * returns its stage (a connection being set up, a full buffer) is timed too: the publish timeout counts
+ * from the call, not from the returned stage.
+ */
+final class BatchPublisher {
+    private static final Logger log = LoggerFactory.getLogger(DefaultRelay.class);
+
+    private final String name;
+    private final String owner;
+    private final OutboxStore store;
+    private final Publisher publisher;
+    private final Duration publishTimeout;
+    private final Duration lease;
+    /** Time kept for the mark after the publish timeout when a lease is extended. */
+    private final Duration leaseMargin;
+
+    private final RelayReporter reporter;
+    private final ThreadFactory publishThreads;
+    private final ReentrantLock callerLock = new ReentrantLock();
+    private ThreadPoolExecutor callerPool; // guarded by callerLock
+
+    BatchPublisher(
+            String name,
+            String owner,
+            OutboxStore store,
+            Publisher publisher,
+            Duration publishTimeout,
+            Duration lease,
+            ThreadFactory publishThreads,
+            RelayReporter reporter) {
+        this.name = name;
+        this.owner = owner;
+        this.store = store;
+        this.publisher = publisher;
+        this.publishTimeout = publishTimeout;
+        this.lease = lease;
+        Duration headroom = lease.minus(publishTimeout);
+        this.leaseMargin = headroom.compareTo(Duration.ofMillis(100)) < 0
+                ? Duration.ofMillis(100)
+                : headroom.compareTo(Duration.ofSeconds(2)) > 0 ? Duration.ofSeconds(2) : headroom;
+        this.publishThreads = publishThreads;
+        this.reporter = reporter;
+    }
+
+    /** A failure thrown by {@code publish()} itself, before it returned its stage. */
+    private static final class SyncFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SyncFailure(Throwable cause) {
+            super(cause);
+        }
+    }
+
+    /**
+     * @param events the batch, oldest first
+     * @param claimStart when the claim started on this JVM's monotonic clock: the lease runs from then
+     * @return one outcome per event
+     */
+    List<PublishOutcome> publish(List<ClaimedEvent> events, long claimStart) {
+        CompletableFuture<List<PublishOutcome>> result = new CompletableFuture<>();
+        List<ClaimedEvent> batch = Collections.unmodifiableList(events);
+        long callStart = System.nanoTime();
+        long deadline = callStart + publishTimeout.toNanos();
+        try {
+            caller().execute(() -> call(batch, result));
+        } catch (RejectedExecutionException e) {
+            reporter.error("publish", e);
+            return allRetry(events, "publisher failed: " + RelayReporter.describe(e));
+        }
+        long leaseEnd = claimStart + lease.toNanos();
+        try {
+            while (true) {
+                long now = System.nanoTime();
+                if (now - deadline >= 0) {
+                    throw new TimeoutException();
+                }
+                long extendAt = leaseEnd - leaseMargin.toNanos();
+                long until = extendAt - deadline < 0 ? extendAt : deadline;
+                if (until - now > 0) {
+                    try {
+                        return checked(events, result.get(until - now, TimeUnit.NANOSECONDS));
+                    } catch (TimeoutException slice) {
+                        // the deadline or the time to extend the lease: decided below
+                    }
+                }
+                now = System.nanoTime();
+                if (now - deadline < 0 && now - extendAt >= 0) {
+                    leaseEnd = extendLease(events, now, deadline);
+                }
+            }
+        } catch (TimeoutException e) {
+            result.cancel(true);
+            String message = "relay '" + name + "' publish timed out after " + publishTimeout.toMillis() + " ms (batch="
+                    + events.size() + ")";
+            reporter.error("publish", new OutboxException(message, e));
+            return allRetry(events, message);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            if (cause instanceof SyncFailure sync) {
+                reporter.error("publish", sync.getCause());
+                return allRetry(events, "publisher failed: " + RelayReporter.describe(sync.getCause()));
+            }
+            reporter.error("publish", cause);
+            return allRetry(events, "publish failed: " + RelayReporter.describe(cause));
+        } catch (InterruptedException e) {
+            result.cancel(true);
+            Thread.currentThread().interrupt();
+            return allRetry(events, "relay '" + name + "' was interrupted while waiting for the broker");
+        }
+    }
+
+    /** Runs on the publish thread: calls the publisher unless the relay gave up before the call started. */
+    private void call(List<ClaimedEvent> batch, CompletableFuture<List<PublishOutcome>> result) {
+        if (result.isDone()) {
+            return;
+        }
+        CompletableFuture<List<PublishOutcome>> stage;
+        try {
+            stage = publisher.publish(batch).toCompletableFuture();
+        } catch (RuntimeException | Error e) {
+            result.completeExceptionally(new SyncFailure(e));
+            return;
+        }
+        stage.whenComplete((outcomes, error) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else {
+                result.complete(outcomes);
+            }
+        });
+        // A batch the relay gave up on while publish() blocked: the broker's confirmations no longer count.
+        result.whenComplete((outcomes, error) -> {
+            if (result.isCancelled()) {
+                stage.cancel(true);
+            }
+        });
+    }
+
+    /** @return the new end of the lease on this JVM's monotonic clock */
+    private long extendLease(List<ClaimedEvent> events, long now, long deadline) {
+        Duration wanted = Duration.ofNanos(deadline - now).plus(leaseMargin);
+        Duration extension = wanted.compareTo(lease) < 0 ? wanted : lease;
+        List<UUID> ids = new ArrayList<>(events.size());
+        for (ClaimedEvent e : events) {
+            ids.add(e.id());
+        }
+        try {
+            int extended = store.extendLease(owner, ids, extension);
+            if (extended == 0) {
+                return Long.MAX_VALUE / 2 + now; // nothing to keep: stop trying for this batch
+            }
+            log.debug(
+                    "txoutbox: relay '{}' extended the lease of {} events by {} ms",
+                    name,
+                    extended,
+                    extension.toMillis());
+            return now + extension.toNanos();
+        } catch (RuntimeException e) {
+            reporter.error("extend lease", e);
+            return Long.MAX_VALUE / 2 + now;
+        }
+    }
+
+    /** One outcome per event, or a retry of the whole batch naming what the publisher got wrong. */
+    private List<PublishOutcome> checked(List<ClaimedEvent> events, List<PublishOutcome> outcomes) {
+        if (outcomes == null || outcomes.size() != events.size()) {
+            OutboxException e = new OutboxException("relay '" + name + "': the publisher returned "
+                    + (outcomes == null ? "null" : outcomes.size() + " outcomes") + " for " + events.size()
+                    + " events; it must return one outcome per event");
+            reporter.error("publish", e);
+            return allRetry(events, e.getMessage());
+        }
+        List<PublishOutcome> checked = new ArrayList<>(outcomes);
+        for (int i = 0; i < checked.size(); i++) {
+            if (checked.get(i) == null) {
+                checked.set(i, PublishOutcome.retry("the publisher returned no outcome for this event"));
+            }
+        }
+        return checked;
+    }
+
+    /** The thread publish() is called on: one at a time, ending itself when idle. */
+    private Executor caller() {
+        callerLock.lock();
+        try {
+            if (callerPool == null || callerPool.isShutdown()) {
+                callerPool =
+                        new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), publishThreads);
+            }
+            return callerPool;
+        } finally {
+            callerLock.unlock();
+        }
+    }
+
+    /** Lets the publish thread end; a batch in flight finishes first. */
+    void shutdown() {
+        callerLock.lock();
+        try {
+            if (callerPool != null) {
+                callerPool.shutdown();
+            }
+        } finally {
+            callerLock.unlock();
+        }
+    }
+
+    static List<PublishOutcome> allRetry(List<ClaimedEvent> events, String reason) {
+        PublishOutcome retry = PublishOutcome.retry(reason);
+        return Collections.nCopies(events.size(), retry);
+    }
+}

@@ -1,0 +1,132 @@
+package io.txoutbox.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.txoutbox.DeadHeadPolicy;
+import io.txoutbox.Dialect;
+import io.txoutbox.OutboxTable;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each dialect names its capabilities and owns every statement of its database: no statement is missing,
+ * none leaves a token unrendered, and a statement of a path the database does not take refuses to be
+ * asked for, naming what the database lacks.
+ */
+class SqlDialectTest {
+    private static final Pattern TOKEN = Pattern.compile("\\{[a-z_]+}");
+    private static final OutboxTable REMAPPED = OutboxTable.of("events.outbox")
+            .withColumns(new OutboxTable.Columns("eid", "kind", "entity", "what", "body"));
+
+    /** Every statement a dialect has, by method name. */
+    private static List<String> statements() {
+        List<String> names = new ArrayList<>();
+        for (Method m : SqlDialect.class.getDeclaredMethods()) {
+            if (m.getReturnType() == String.class
+                    && m.getParameterCount() == 0
+                    && !m.getName().equals("name")) {
+                names.add(m.getName());
+            }
+        }
+        return names;
+    }
+
+    private static boolean onlyWhereCapable(String statement) {
+        return statement.equals("claimReturning")
+                || statement.equals("markDeleting")
+                || statement.equals("markRetaining")
+                || statement.equals("foreignWriterTrigger");
+    }
+
+    @Test
+    void every_dialect_renders_every_statement_of_its_paths_for_a_remapped_table_without_tokens_left()
+            throws Exception {
+        for (Dialect named : Dialect.supported()) {
+            SqlDialect d = SqlDialect.of(named);
+            assertThat(d.name()).isEqualTo(named.name());
+            OutboxSql sql = new OutboxSql(d, REMAPPED, DeadHeadPolicy.BLOCK);
+            for (String statement : statements()) {
+                Method m = SqlDialect.class.getMethod(statement);
+                if (statement.equals("foreignWriterTrigger") || onlyWhereCapable(statement) && !capable(d, statement)) {
+                    continue; // the trigger's lock keys are rendered by PgWakeups: the last test
+                }
+                String rendered = OutboxSql.withIds(sql.render((String) m.invoke(d)), 2);
+                assertThat(TOKEN.matcher(rendered).find())
+                        .as("%s %s: %s", d.name(), statement, rendered)
+                        .isFalse();
+            }
+            for (boolean ofType : new boolean[] {false, true}) {
+                assertThat(sql.render(d.listDead(DeadHeadPolicy.BLOCK, ofType, true)))
+                        .doesNotContainPattern(TOKEN);
+            }
+        }
+    }
+
+    private static boolean capable(SqlDialect d, String statement) {
+        return switch (statement) {
+            case "claimReturning" -> d.supportsUpdateReturning();
+            case "markDeleting", "markRetaining" -> d.supportsArrayMarks();
+            default -> d.supportsListen();
+        };
+    }
+
+    @Test
+    void postgresql_claims_and_marks_in_one_statement_and_listens_the_others_do_not() {
+        SqlDialect pg = SqlDialect.of(Dialect.POSTGRESQL);
+        assertThat(pg.supportsUpdateReturning()).isTrue();
+        assertThat(pg.supportsArrayMarks()).isTrue();
+        assertThat(pg.supportsListen()).isTrue();
+        for (Dialect other : List.of(Dialect.MARIADB, Dialect.H2)) {
+            SqlDialect d = SqlDialect.of(other);
+            assertThat(d.supportsUpdateReturning()).as(d.name()).isFalse();
+            assertThat(d.supportsArrayMarks()).as(d.name()).isFalse();
+            assertThat(d.supportsListen()).as(d.name()).isFalse();
+        }
+        assertThat(SqlDialect.of(Dialect.MARIADB).storesUuidAsText()).isTrue();
+        assertThat(SqlDialect.of(Dialect.MARIADB).storesUtcLocalTimes()).isTrue();
+        assertThat(SqlDialect.of(Dialect.H2).inboxInsertIgnoresDuplicates()).isFalse();
+    }
+
+    @Test
+    void a_statement_of_a_path_the_database_does_not_take_refuses_naming_what_it_lacks() {
+        SqlDialect mariadb = SqlDialect.of(Dialect.MARIADB);
+        assertThatThrownBy(mariadb::claimReturning)
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessage("txoutbox: the mariadb dialect has no UPDATE … RETURNING");
+        assertThatThrownBy(SqlDialect.of(Dialect.H2)::markDeleting)
+                .hasMessage("txoutbox: the h2 dialect cannot mark a batch from bound arrays");
+        assertThatThrownBy(mariadb::foreignWriterTrigger).hasMessageContaining("has no notifications");
+    }
+
+    @Test
+    void the_stores_pick_their_path_by_capability() {
+        OutboxTable table = OutboxTable.of("outbox");
+        Jdbc jdbc = new Jdbc(null, "outbox");
+        for (Dialect named : Dialect.supported()) {
+            SqlDialect d = SqlDialect.of(named);
+            OutboxSql sql = new OutboxSql(d, table, null);
+            Binder bind = new Binder(d);
+            assertThat(Claims.of(sql, jdbc, bind))
+                    .isInstanceOf(
+                            d.supportsUpdateReturning() ? OneStatementClaims.class : ShortTransactionClaims.class);
+            assertThat(Marks.of(sql, jdbc, bind))
+                    .isInstanceOf(d.supportsArrayMarks() ? OneStatementMarks.class : ShortTransactionMarks.class);
+        }
+    }
+
+    @Test
+    void the_ddl_of_a_table_names_it_and_its_columns_and_only_postgresql_has_the_wake_up_trigger() {
+        OutboxTable table = OutboxTable.of("events.outbox");
+        assertThat(Dialect.H2.outboxDdl(table)).contains("CREATE TABLE IF NOT EXISTS events.outbox (");
+        assertThat(Dialect.MARIADB.inboxDdl("inbox")).contains("CREATE TABLE IF NOT EXISTS inbox (");
+        assertThat(Dialect.POSTGRESQL.foreignWriterWakeupDdl(table))
+                .contains("CREATE CONSTRAINT TRIGGER outbox_wake AFTER INSERT ON events.outbox")
+                .doesNotContainPattern(TOKEN);
+        assertThatThrownBy(() -> Dialect.H2.foreignWriterWakeupDdl(table))
+                .hasMessageContaining("the h2 dialect has none");
+    }
+}
