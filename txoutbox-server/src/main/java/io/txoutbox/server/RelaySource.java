@@ -8,6 +8,7 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxAdmin;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxSchemaException;
+import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.jdbc.Dialect;
 import io.txoutbox.micrometer.OutboxMetrics;
 import io.txoutbox.relay.Relay;

@@ -1,6 +1,7 @@
 package io.txoutbox.server;
 
 import io.txoutbox.DeadHeadPolicy;
+import io.txoutbox.admin.AdminJson;
 import io.txoutbox.relay.Backoff;
 import java.time.Duration;
 import java.util.List;
@@ -47,7 +48,8 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      *     summed under {@code <other>}
      */
     record Limits(Duration requestTimeout, Duration idleTimeout, int maxConnections, int maxEventTypes) {
-        static final Limits DEFAULT = new Limits(Duration.ofSeconds(10), Duration.ofSeconds(30), 256, 50);
+        static final Limits DEFAULT =
+                new Limits(Duration.ofSeconds(10), Duration.ofSeconds(30), 256, AdminJson.DEFAULT_MAX_TYPES);
     }
 
     /**

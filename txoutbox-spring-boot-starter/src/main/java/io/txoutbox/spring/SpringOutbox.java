@@ -4,6 +4,7 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxAdmin;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxException;
+import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.jdbc.SqlExceptions;
 import io.txoutbox.spi.OutboxStore;
 import java.sql.Connection;
@@ -202,8 +203,8 @@ public final class SpringOutbox implements Outbox {
             try {
                 delegate = attempt.get();
             } catch (RuntimeException e) {
-                if (StartupFailure.isUnavailability(e)) {
-                    waiting = StartupFailure.reason(e);
+                if (DatabaseFailure.isUnavailability(e)) {
+                    waiting = DatabaseFailure.reason(e);
                     return null;
                 }
                 refused = e;
