@@ -21,9 +21,10 @@ import java.util.UUID;
  * answer them: the same fields, the same page size and paging, the same bound on per-type rows.
  *
  * <p>The records are the serialization: each front end writes them with its own Jackson databind (the
- * server Jackson 2, Spring Boot 4's actuator Jackson 3), and their annotations fix what differs between
- * the two mappers' defaults (field order, and {@code null}s, which the actuator would leave out), so both
- * write the same bytes. Nothing here is a payload or a header value: an admin answer never carries one.
+ * server Jackson 2, a Spring Boot 4 application Jackson 3, with the application's settings), and their
+ * annotations fix what the mappers could do differently (field order, and {@code null}s, which Jackson 3
+ * sorts and an application may leave out), so both write the same bytes. Nothing here is a payload or a
+ * header value: an admin answer never carries one.
  */
 public final class AdminJson {
     /** Dead events per page when the request names no {@code limit}. */

@@ -23,9 +23,9 @@ class AdminJsonTest {
     private static final ObjectMapper JACKSON_2 = new ObjectMapper();
 
     /**
-     * Spring Boot 4.0's isolated actuator mapper: Jackson 3, leaving out {@code null} values and map
-     * entries (as its {@code JacksonEndpointAutoConfiguration} builds it). The server's actuator comparison
-     * test checks the real one over HTTP.
+     * A Spring Boot 4 application's mapper at its strictest: Jackson 3, leaving out {@code null} values and
+     * map entries (as {@code spring.jackson.default-property-inclusion=non_null} and the actuator's own
+     * isolated mapper do). The server's {@code ActuatorSameJsonTest} checks a real application over HTTP.
      */
     private static final JsonMapper JACKSON_3 = JsonMapper.builder()
             .changeDefaultPropertyInclusion(v -> v.withValueInclusion(JsonInclude.Include.NON_NULL)
