@@ -389,7 +389,7 @@ final class AdminServer implements AutoCloseable {
         n.put("user", c.user());
         n.put("ordered", c.ordered() == null ? null : c.ordered().name().toLowerCase());
         n.put("relays", s.relays().size());
-        n.put("batchSize", c.relay().batchSize());
+        n.put("batchSize", c.relay().effectiveBatchSize());
         ArrayNode routes = n.putArray("routes");
         s.transports().forEach(routes::add);
         return n;

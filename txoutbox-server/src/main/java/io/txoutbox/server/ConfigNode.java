@@ -163,9 +163,15 @@ final class ConfigNode {
     }
 
     boolean bool(String key, boolean defaultValue) {
+        Boolean v = optionalBool(key);
+        return v == null ? defaultValue : v;
+    }
+
+    /** @return the value, or {@code null} when absent (a setting whose default is the library's) */
+    Boolean optionalBool(String key) {
         String v = scalar(key);
         if (v == null) {
-            return defaultValue;
+            return null;
         }
         return switch (v.strip().toLowerCase(Locale.ROOT)) {
             case "true", "yes", "on" -> true;

@@ -5,6 +5,7 @@ import io.txoutbox.admin.AdminJson;
 import io.txoutbox.relay.Backoff;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The whole configuration of a relay server, validated: what {@link ConfigLoader} reads from YAML and
@@ -107,41 +108,71 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
     }
 
     /**
+     * A source's relay settings as the YAML gives them: {@code null} where it says nothing, so that the
+     * library's own default applies ({@link #configure}); the library checks them ({@code ConfigLoader}
+     * runs its builder before any database is reached).
+     *
      * @param instances relays on this table in this server (they share it safely)
-     * @param batchSize rows per claim
-     * @param pollInterval the longest an idle relay sleeps
+     * @param batchSize rows per claim, or {@code null}
+     * @param pollInterval the longest an idle relay sleeps, or {@code null}
      * @param minPollInterval the sleep after a claim that found work, doubling with every empty claim up to
-     *     the poll interval; {@code null} for the library's default
-     * @param leaseDuration how long a claim is held
-     * @param publishTimeout how long to wait for a batch's confirmations
-     * @param maxAttempts attempts before an event is dead
-     * @param backoff the delay between attempts
+     *     the poll interval, or {@code null}
+     * @param leaseDuration how long a claim is held, or {@code null}
+     * @param publishTimeout how long to wait for a batch's confirmations, or {@code null}
+     * @param maxAttempts attempts before an event is dead, or {@code null}
+     * @param backoff the delay between attempts, or {@code null}
      * @param retainPublished keep published rows this long, or {@code null} to delete them at once
-     * @param listen wake on PostgreSQL notifications
+     * @param listen wake on PostgreSQL notifications, or {@code null}
      */
     record Relay(
             int instances,
-            int batchSize,
+            Integer batchSize,
             Duration pollInterval,
             Duration minPollInterval,
             Duration leaseDuration,
             Duration publishTimeout,
-            int maxAttempts,
+            Integer maxAttempts,
             Backoff backoff,
             Duration retainPublished,
-            boolean listen) {
-        static Relay defaults() {
-            return new Relay(
-                    1,
-                    100,
-                    Duration.ofSeconds(2),
-                    null,
-                    Duration.ofSeconds(30),
-                    Duration.ofSeconds(10),
-                    8,
-                    Backoff.DEFAULT,
-                    null,
-                    true);
+            Boolean listen) {
+        /**
+         * {@code Relay.Builder}'s default publish timeout, which the routes' deadlines derive from when the
+         * YAML gives none. Part A of issue #14 names it in the library ({@code
+         * Relay.Builder.DEFAULT_PUBLISH_TIMEOUT}): use that once it is there.
+         */
+        private static final Duration LIBRARY_PUBLISH_TIMEOUT = Duration.ofSeconds(10);
+
+        /**
+         * @param b a relay builder
+         * @return {@code b} with every setting the YAML gives; the library's defaults stay for the rest
+         */
+        io.txoutbox.relay.Relay.Builder configure(io.txoutbox.relay.Relay.Builder b) {
+            set(batchSize, b::batchSize);
+            set(pollInterval, b::pollInterval);
+            set(minPollInterval, b::minPollInterval);
+            set(leaseDuration, b::leaseDuration);
+            set(publishTimeout, b::publishTimeout);
+            set(maxAttempts, b::maxAttempts);
+            set(backoff, b::backoff);
+            set(retainPublished, b::retainPublished);
+            set(listen, b::listen);
+            return b;
+        }
+
+        /** @return rows per claim, the library's default when the YAML gives none */
+        int effectiveBatchSize() {
+            return batchSize != null ? batchSize : io.txoutbox.relay.Relay.Builder.DEFAULT_BATCH_SIZE;
+        }
+
+        /** @return the publish timeout, the library's default when the YAML gives none */
+        Duration effectivePublishTimeout() {
+            return publishTimeout != null ? publishTimeout : LIBRARY_PUBLISH_TIMEOUT;
+        }
+
+        private static <T> void set(T value, Consumer<T> setter) {
+            if (value != null) {
+                setter.accept(value);
+            }
         }
     }
 
