@@ -160,23 +160,6 @@ class ConfigErrorTest {
     }
 
     @Test
-    void the_demo_configuration_is_a_valid_example() {
-        ServerConfig c = ConfigLoader.parse(
-                DemoRunner.demoYaml(),
-                Map.of(
-                        "DEMO_PORT", "0",
-                        "DEMO_TOKEN", "0123456789abcdef0123",
-                        "DEMO_JDBC_URL", "jdbc:postgresql://localhost:1/x",
-                        "DEMO_RECEIVER_URL", "http://127.0.0.1:1/hooks",
-                        "DEMO_WEBHOOK_SECRET", TestReceiver.SECRET)::get);
-        assertThat(c.sources()).hasSize(1);
-        assertThat(c.sources().get(0).routes()).hasSize(2);
-        assertThat(c.sources().get(0).routes().get(0).transport().describe())
-                .contains("webhook")
-                .doesNotContain("whsec");
-    }
-
-    @Test
     void routing_prefers_exact_types_then_the_longest_prefix() {
         RoutingPublisher p = new RoutingPublisher(java.util.List.of(
                 new RoutingPublisher.Target(java.util.List.of("*"), "log", new LogSink(true)),

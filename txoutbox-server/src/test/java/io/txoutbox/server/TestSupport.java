@@ -183,24 +183,35 @@ final class TestSupport {
     record CliResult(int exitCode, String out, String err) {}
 
     static CliResult cli(Map<String, String> env, String... args) {
+        return cli(List.of(), env, args);
+    }
+
+    /** As {@link #cli(Map, String...)}, with more commands: the demo's. */
+    static CliResult cli(List<Object> commands, Map<String, String> env, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = TxoutboxCli.execute(
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
                 env,
+                commands,
                 args);
         return new CliResult(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     /** Starts {@code txoutbox ARGS} in a child JVM with this test's classpath. */
     static Process childJvm(Path output, String... args) throws IOException {
+        return childJvm(TxoutboxCli.class.getName(), output, args);
+    }
+
+    /** Starts {@code main ARGS} in a child JVM with this test's classpath (the demo's main, say). */
+    static Process childJvm(String main, Path output, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
                 "-cp",
                 System.getProperty("java.class.path"),
-                TxoutboxCli.class.getName()));
+                main));
         command.addAll(List.of(args));
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)
