@@ -5,7 +5,6 @@ import io.txoutbox.admin.AdminJson;
 import io.txoutbox.relay.Backoff;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * The whole configuration of a relay server, validated: what {@link ConfigLoader} reads from YAML and
@@ -147,15 +146,15 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
          * @return {@code b} with every setting the YAML gives; the library's defaults stay for the rest
          */
         io.txoutbox.relay.Relay.Builder configure(io.txoutbox.relay.Relay.Builder b) {
-            set(batchSize, b::batchSize);
-            set(pollInterval, b::pollInterval);
-            set(minPollInterval, b::minPollInterval);
-            set(leaseDuration, b::leaseDuration);
-            set(publishTimeout, b::publishTimeout);
-            set(maxAttempts, b::maxAttempts);
-            set(backoff, b::backoff);
-            set(retainPublished, b::retainPublished);
-            set(listen, b::listen);
+            ConfigNode.ifGiven(batchSize, b::batchSize);
+            ConfigNode.ifGiven(pollInterval, b::pollInterval);
+            ConfigNode.ifGiven(minPollInterval, b::minPollInterval);
+            ConfigNode.ifGiven(leaseDuration, b::leaseDuration);
+            ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
+            ConfigNode.ifGiven(maxAttempts, b::maxAttempts);
+            ConfigNode.ifGiven(backoff, b::backoff);
+            ConfigNode.ifGiven(retainPublished, b::retainPublished);
+            ConfigNode.ifGiven(listen, b::listen);
             return b;
         }
 
@@ -167,12 +166,6 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
         /** @return the publish timeout, the library's default when the YAML gives none */
         Duration effectivePublishTimeout() {
             return publishTimeout != null ? publishTimeout : LIBRARY_PUBLISH_TIMEOUT;
-        }
-
-        private static <T> void set(T value, Consumer<T> setter) {
-            if (value != null) {
-                setter.accept(value);
-            }
         }
     }
 
