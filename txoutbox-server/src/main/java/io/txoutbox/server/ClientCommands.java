@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -144,6 +145,22 @@ final class ClientCommands {
             }
             return "/api/sources/"
                     + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
+        }
+
+        /**
+         * Prints an answer: as it is with {@code --json}, else as one line for people.
+         *
+         * @param answer the server's JSON answer
+         * @param line the line for people, from the answer
+         * @return {@link TxoutboxCli#OK}
+         */
+        int print(JsonNode answer, Function<JsonNode, String> line) {
+            if (json) {
+                printJson(answer);
+            } else {
+                out().println(line.apply(answer));
+            }
+            return TxoutboxCli.OK;
         }
 
         void printJson(JsonNode n) {
@@ -301,13 +318,9 @@ final class ClientCommands {
 
         @Override
         public Integer call() {
-            JsonNode r = call("POST", sourcePath() + "/revive", selection.body());
-            if (json) {
-                printJson(r);
-            } else {
-                out().println("revived " + r.path("revived").asLong() + " event(s)");
-            }
-            return TxoutboxCli.OK;
+            return print(
+                    call("POST", sourcePath() + "/revive", selection.body()),
+                    r -> "revived " + r.path("revived").asLong() + " event(s)");
         }
     }
 
@@ -323,13 +336,9 @@ final class ClientCommands {
 
         @Override
         public Integer call() {
-            JsonNode r = call("DELETE", sourcePath() + "/dead", selection.body());
-            if (json) {
-                printJson(r);
-            } else {
-                out().println("deleted " + r.path("deleted").asLong() + " dead event(s)");
-            }
-            return TxoutboxCli.OK;
+            return print(
+                    call("DELETE", sourcePath() + "/dead", selection.body()),
+                    r -> "deleted " + r.path("deleted").asLong() + " dead event(s)");
         }
     }
 
@@ -354,14 +363,12 @@ final class ClientCommands {
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--older-than: " + e.getMessage());
             }
-            JsonNode r = call(
-                    "POST", sourcePath() + "/purge", JSON.createObjectNode().put("olderThan", olderThan));
-            if (json) {
-                printJson(r);
-            } else {
-                out().println("purged " + r.path("purged").asLong() + " published event(s)");
-            }
-            return TxoutboxCli.OK;
+            return print(
+                    call(
+                            "POST",
+                            sourcePath() + "/purge",
+                            JSON.createObjectNode().put("olderThan", olderThan)),
+                    r -> "purged " + r.path("purged").asLong() + " published event(s)");
         }
     }
 
@@ -374,9 +381,9 @@ final class ClientCommands {
     static final class Pause extends Connection implements Callable<Integer> {
         @Override
         public Integer call() {
-            JsonNode r = call("POST", sourcePath() + "/pause", JSON.createObjectNode());
-            out().println(json ? r.toString() : "status: " + r.path("status").asText());
-            return TxoutboxCli.OK;
+            return print(
+                    call("POST", sourcePath() + "/pause", JSON.createObjectNode()),
+                    r -> "status: " + r.path("status").asText());
         }
     }
 
@@ -389,9 +396,9 @@ final class ClientCommands {
     static final class Resume extends Connection implements Callable<Integer> {
         @Override
         public Integer call() {
-            JsonNode r = call("POST", sourcePath() + "/resume", JSON.createObjectNode());
-            out().println(json ? r.toString() : "status: " + r.path("status").asText());
-            return TxoutboxCli.OK;
+            return print(
+                    call("POST", sourcePath() + "/resume", JSON.createObjectNode()),
+                    r -> "status: " + r.path("status").asText());
         }
     }
 }

@@ -295,4 +295,33 @@ class AdminApiTest {
         assertThat(usage.exitCode()).isEqualTo(2);
         assertThat(cli(env, "purge", "--older-than", "7d").exitCode()).isZero();
     }
+
+    @Test
+    void cli_write_commands_print_one_line_or_the_servers_json() throws IOException {
+        Map<String, String> env = Map.of("TXOUTBOX_SERVER", base, "TXOUTBOX_ADMIN_TOKEN", TOKEN);
+        assertThat(cli(env, "revive", "--type", "no.such.type").out()).isEqualTo("revived 0 event(s)\n");
+        assertThat(cli(env, "delete-dead", "--type", "no.such.type").out()).isEqualTo("deleted 0 dead event(s)\n");
+        assertThat(cli(env, "purge", "--older-than", "7d").out()).isEqualTo("purged 0 published event(s)\n");
+        assertThat(TestSupport.JSON
+                        .readTree(cli(
+                                        env,
+                                        "revive",
+                                        "--id",
+                                        java.util.UUID.randomUUID().toString(),
+                                        "--json")
+                                .out())
+                        .path("revived")
+                        .asLong())
+                .isZero();
+
+        assertThat(cli(env, "pause").out()).isEqualTo("status: paused\n");
+        assertThat(TestSupport.JSON
+                        .readTree(cli(env, "resume", "--json").out())
+                        .path("status")
+                        .asText())
+                .isEqualTo("running");
+        assertThat(stats().path("dead").asLong())
+                .as("nothing matched, nothing changed")
+                .isEqualTo(1);
+    }
 }
