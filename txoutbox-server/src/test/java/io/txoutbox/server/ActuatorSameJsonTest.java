@@ -2,7 +2,6 @@ package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.JSON;
 import static io.txoutbox.server.TestSupport.TOKEN;
-import static io.txoutbox.server.TestSupport.dropTable;
 import static io.txoutbox.server.TestSupport.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -18,7 +17,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +24,6 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -46,9 +43,6 @@ class ActuatorSameJsonTest {
 
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-
-    @TempDir
-    static Path dir;
 
     static TestReceiver receiver;
     static RelayServer server;
@@ -76,9 +70,7 @@ class ActuatorSameJsonTest {
         receiver = new TestReceiver();
         receiver.refusedTypes.add("invoice.sent");
         // Published rows are kept, so the stats have published counts that stay put while both are asked.
-        Path config = TestSupport.write(
-                dir, "same.yaml", TestSupport.yaml(TABLE, receiver.url(), true, "      retain-published: 1h"));
-        server = RelayServer.start(ConfigLoader.load(config, System.getenv()::get));
+        server = TestSupport.start(TestSupport.yaml(TABLE, receiver.url(), true, "      retain-published: 1h"));
         serverBase = "http://127.0.0.1:" + server.port() + "/api/sources/orders";
         Outbox producer = Outbox.builder(TestSupport.postgres()).table(TABLE).build();
         List<OutboxEvent> events = new ArrayList<>();
@@ -115,16 +107,7 @@ class ActuatorSameJsonTest {
 
     @AfterAll
     static void stop() {
-        if (spring != null) {
-            spring.close();
-        }
-        if (server != null) {
-            server.close();
-        }
-        if (receiver != null) {
-            receiver.close();
-        }
-        dropTable(TABLE);
+        TestSupport.cleanUp(TABLE, receiver, server, spring);
     }
 
     @Test

@@ -2,7 +2,6 @@ package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.cli;
-import static io.txoutbox.server.TestSupport.dropTable;
 import static io.txoutbox.server.TestSupport.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -11,7 +10,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,14 +17,10 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The admin API: bearer token on every route, no state change on GET, revive, errors, no secrets. */
 class AdminApiTest {
     private static final String TABLE = TestSupport.uniqueTable("srv_admin");
-
-    @TempDir
-    static Path dir;
 
     static TestReceiver receiver;
     static RelayServer server;
@@ -37,8 +31,7 @@ class AdminApiTest {
     static void start() throws IOException {
         receiver = new TestReceiver();
         receiver.refusedTypes.add("invoice.sent");
-        Path config = TestSupport.write(dir, "admin.yaml", TestSupport.yaml(TABLE, receiver.url(), true, ""));
-        server = RelayServer.start(ConfigLoader.load(config, System.getenv()::get));
+        server = TestSupport.start(TestSupport.yaml(TABLE, receiver.url(), true, ""));
         base = "http://127.0.0.1:" + server.port();
         producer = Outbox.builder(TestSupport.postgres()).table(TABLE).build();
         // One published event and one dead one, so every listing has something to show.
@@ -50,13 +43,7 @@ class AdminApiTest {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (receiver != null) {
-            receiver.close();
-        }
-        dropTable(TABLE);
+        TestSupport.cleanUp(TABLE, receiver, server);
     }
 
     static OutboxEvent append(String type, String order) {

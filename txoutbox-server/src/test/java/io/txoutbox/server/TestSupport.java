@@ -84,14 +84,40 @@ final class TestSupport {
         sql("DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
     }
 
+    /** How every test configuration starts: the admin API on a free loopback port with the test token. */
+    static final String HEAD = """
+            admin:
+              host: 127.0.0.1
+              port: 0
+              token: %s
+            sources:
+            """.formatted(TOKEN);
+
+    /** @return a server started from a configuration, placeholders read from this process's environment */
+    static RelayServer start(String yaml) {
+        return RelayServer.start(ConfigLoader.parse(yaml, System.getenv()::get));
+    }
+
+    /**
+     * The end of a test class: closes what it started (a {@code null} is what it did not get to start),
+     * last started first, then drops its table.
+     */
+    static void cleanUp(String table, AutoCloseable... started) {
+        for (int i = started.length - 1; i >= 0; i--) {
+            if (started[i] != null) {
+                try {
+                    started[i].close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("closing " + started[i] + " failed", e);
+                }
+            }
+        }
+        dropTable(table);
+    }
+
     /** A configuration with one source on the local PostgreSQL, relaying to a webhook receiver. */
     static String yaml(String table, String receiverUrl, boolean createSchema, String relayExtra) {
-        return """
-                admin:
-                  host: 127.0.0.1
-                  port: 0
-                  token: %s
-                sources:
+        return HEAD + """
                   - name: orders
                     jdbc-url: %s
                     user: %s
@@ -112,7 +138,7 @@ final class TestSupport {
                                 secret: %s
                       - types: ["*"]
                         transport: log
-                """.formatted(TOKEN, PG_URL, PG_USER, table, createSchema, relayExtra, receiverUrl, TestReceiver.SECRET);
+                """.formatted(PG_URL, PG_USER, table, createSchema, relayExtra, receiverUrl, TestReceiver.SECRET);
     }
 
     /** Runs the real psql client, as any program in any language would write the table. */
