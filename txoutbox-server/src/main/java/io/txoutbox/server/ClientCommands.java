@@ -306,21 +306,43 @@ final class ClientCommands {
         }
     }
 
+    /** A command on a selection of dead events: a call of the API with the selection as its body. */
+    abstract static class OnDeadEvents extends Connection implements Callable<Integer> {
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Selection selection;
+
+        private final String method;
+        private final String path;
+        private final String done;
+
+        /**
+         * @param method the API call's method
+         * @param path its path under the source
+         * @param done what was done, as the answer's field names it ({@code revived})
+         */
+        OnDeadEvents(String method, String path, String done) {
+            this.method = method;
+            this.path = path;
+            this.done = done;
+        }
+
+        @Override
+        public Integer call() {
+            return print(
+                    call(method, sourcePath() + path, selection.body()),
+                    r -> done + " " + r.path(done).asLong() + " dead event(s)");
+        }
+    }
+
     /** {@code txoutbox revive}. */
     @Command(
             name = "revive",
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Puts dead events back to pending with a fresh attempt budget; relays publish them at once.")
-    static final class Revive extends Connection implements Callable<Integer> {
-        @ArgGroup(exclusive = true, multiplicity = "1")
-        Selection selection;
-
-        @Override
-        public Integer call() {
-            return print(
-                    call("POST", sourcePath() + "/revive", selection.body()),
-                    r -> "revived " + r.path("revived").asLong() + " event(s)");
+    static final class Revive extends OnDeadEvents {
+        Revive() {
+            super("POST", "/revive", "revived");
         }
     }
 
@@ -330,15 +352,9 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Deletes dead events for good.")
-    static final class DeleteDead extends Connection implements Callable<Integer> {
-        @ArgGroup(exclusive = true, multiplicity = "1")
-        Selection selection;
-
-        @Override
-        public Integer call() {
-            return print(
-                    call("DELETE", sourcePath() + "/dead", selection.body()),
-                    r -> "deleted " + r.path("deleted").asLong() + " dead event(s)");
+    static final class DeleteDead extends OnDeadEvents {
+        DeleteDead() {
+            super("DELETE", "/dead", "deleted");
         }
     }
 
@@ -372,18 +388,32 @@ final class ClientCommands {
         }
     }
 
+    /** A command that changes a source's status: {@code pause} or {@code resume}. */
+    abstract static class StatusChange extends Connection implements Callable<Integer> {
+        private final String path;
+
+        /** @param path the API call's path under the source, {@code /pause} */
+        StatusChange(String path) {
+            this.path = path;
+        }
+
+        @Override
+        public Integer call() {
+            return print(
+                    call("POST", sourcePath() + path, JSON.createObjectNode()),
+                    r -> "status: " + r.path("status").asText());
+        }
+    }
+
     /** {@code txoutbox pause}. */
     @Command(
             name = "pause",
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Stops claiming new batches (the batch in flight completes).")
-    static final class Pause extends Connection implements Callable<Integer> {
-        @Override
-        public Integer call() {
-            return print(
-                    call("POST", sourcePath() + "/pause", JSON.createObjectNode()),
-                    r -> "status: " + r.path("status").asText());
+    static final class Pause extends StatusChange {
+        Pause() {
+            super("/pause");
         }
     }
 
@@ -393,12 +423,9 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Claims again after pause.")
-    static final class Resume extends Connection implements Callable<Integer> {
-        @Override
-        public Integer call() {
-            return print(
-                    call("POST", sourcePath() + "/resume", JSON.createObjectNode()),
-                    r -> "status: " + r.path("status").asText());
+    static final class Resume extends StatusChange {
+        Resume() {
+            super("/resume");
         }
     }
 }

@@ -93,6 +93,24 @@ class AdminApiTest {
     }
 
     @Test
+    void a_refused_request_whose_body_is_not_read_tells_the_client_to_close_the_connection() throws IOException {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream()
+                    .write(("POST /api/sources/orders/revive HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                    + "Content-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"all\":true}")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String head =
+                    new String(socket.getInputStream().readNBytes(12), java.nio.charset.StandardCharsets.US_ASCII);
+            String rest =
+                    new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            assertThat(head).isEqualTo("HTTP/1.1 401");
+            assertThat(rest.toLowerCase(java.util.Locale.ROOT)).contains("connection: close");
+        }
+        assertThat(stats().path("dead").asLong()).as("nothing was revived").isEqualTo(1);
+    }
+
+    @Test
     void right_token_works_and_answers_json() {
         TestSupport.Response r = http("GET", base + "/api/sources", TOKEN, null);
         assertThat(r.status()).isEqualTo(200);
@@ -286,7 +304,7 @@ class AdminApiTest {
     @Test
     void cli_write_commands_print_one_line_or_the_servers_json() throws IOException {
         Map<String, String> env = Map.of("TXOUTBOX_SERVER", base, "TXOUTBOX_ADMIN_TOKEN", TOKEN);
-        assertThat(cli(env, "revive", "--type", "no.such.type").out()).isEqualTo("revived 0 event(s)\n");
+        assertThat(cli(env, "revive", "--type", "no.such.type").out()).isEqualTo("revived 0 dead event(s)\n");
         assertThat(cli(env, "delete-dead", "--type", "no.such.type").out()).isEqualTo("deleted 0 dead event(s)\n");
         assertThat(cli(env, "purge", "--older-than", "7d").out()).isEqualTo("purged 0 published event(s)\n");
         assertThat(TestSupport.JSON
