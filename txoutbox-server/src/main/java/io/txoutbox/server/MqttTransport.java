@@ -76,11 +76,7 @@ final class MqttTransport {
                 ConfigNode.ifGiven(keepAlive, b::keepAlive);
                 ConfigNode.ifGiven(maxInflight, b::maxInflight);
                 ConfigNode.ifGiven(chosenFormat, b::format);
-                try {
-                    return b.build();
-                } catch (RuntimeException e) {
-                    throw keys.refused(e);
-                }
+                return keys.build(b::build);
             }
 
             /**

@@ -76,11 +76,7 @@ final class NatsTransport {
                         .connectionName(connectionName);
                 ConfigNode.ifGiven(prefix, b::subjectPrefix);
                 ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
-                try {
-                    return b.build();
-                } catch (RuntimeException e) {
-                    throw keys.refused(e);
-                }
+                return keys.build(b::build);
             }
 
             /** Connects once (no reconnect) and reads the JetStream account: no JetStream, no relay. */

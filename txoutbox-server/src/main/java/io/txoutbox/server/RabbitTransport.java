@@ -74,7 +74,7 @@ final class RabbitTransport {
                         RabbitPublisher.builder().exchange(exchange).router(routing.router());
                 ConfigNode.ifGiven(confirmTimeout, b::confirmTimeout);
                 ConfigNode.ifGiven(connectionName, b::connectionName);
-                try {
+                return keys.build(() -> {
                     if (tls != null) {
                         b.connectionFactory(factory());
                     } else {
@@ -86,9 +86,7 @@ final class RabbitTransport {
                         }
                     }
                     return b.build();
-                } catch (RuntimeException e) {
-                    throw keys.refused(e);
-                }
+                });
             }
 
             /** Opens a connection and, for a named exchange, checks passively that it exists. */

@@ -54,14 +54,14 @@ final class RedisTransport {
                 ConfigNode.ifGiven(prefix, b::keyPrefix);
                 ConfigNode.ifGiven(maxLen, b::maxLen);
                 ConfigNode.ifGiven(commandTimeout, b::commandTimeout);
-                try {
+                return keys.build(() -> {
                     if (password != null) {
                         b.uri(redisUri());
-                    } else ConfigNode.ifGiven(uri, b::uri);
+                    } else {
+                        ConfigNode.ifGiven(uri, b::uri);
+                    }
                     return b.build();
-                } catch (RuntimeException e) {
-                    throw keys.refused(e);
-                }
+                });
             }
 
             /** Connects once and sends {@code PING}. */

@@ -103,11 +103,7 @@ final class SqsTransport {
                 ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
                 ConfigNode.ifGiven(maxMessageBytes, b::maxMessageBytes);
                 ConfigNode.ifGiven(maxConcurrency, b::maxConcurrency);
-                try {
-                    return b.build();
-                } catch (RuntimeException e) {
-                    throw keys.refused(e);
-                }
+                return keys.build(b::build);
             }
 
             /**

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -227,6 +228,19 @@ final class Transports {
             String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             String sub = field == null ? null : key(SettingNames.field(field));
             return new ConfigException(sub == null ? section : section + "." + sub, message, e);
+        }
+
+        /**
+         * @param builder builds the transport's publisher with its library's builder
+         * @return the publisher
+         * @throws ConfigException naming the key of the setting the builder refuses
+         */
+        Publisher build(Supplier<? extends Publisher> builder) {
+            try {
+                return builder.get();
+            } catch (RuntimeException e) {
+                throw refused(e);
+            }
         }
 
         private String key(String field) {
