@@ -78,15 +78,8 @@ class BrokerTransportsTest {
     static String yaml() {
         KafkaBroker kafka = SharedKafka.broker();
         return TestSupport.HEAD
+                + TestSupport.brokerSource("brokers", TABLE)
                 + """
-                  - name: brokers
-                    jdbc-url: %s
-                    user: %s
-                    table: %s
-                    create-schema: true
-                    relay:
-                      poll-interval: 200ms
-                      backoff: {base: 200ms, max: 1s}
                     routes:
                       - types: ["k.*"]
                         transport:
@@ -120,15 +113,7 @@ class BrokerTransportsTest {
                             topic-prefix: %s
                             qos: 1
                 """.formatted(
-                                TestSupport.PG_URL,
-                                TestSupport.PG_USER,
-                                TABLE,
-                                kafka.bootstrapServers(),
-                                KAFKA_PREFIX,
-                                RABBIT_QUEUE,
-                                NATS_PREFIX,
-                                REDIS_PREFIX,
-                                MQTT_PREFIX);
+                        kafka.bootstrapServers(), KAFKA_PREFIX, RABBIT_QUEUE, NATS_PREFIX, REDIS_PREFIX, MQTT_PREFIX);
     }
 
     @BeforeAll

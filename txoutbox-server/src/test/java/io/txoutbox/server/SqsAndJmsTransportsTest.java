@@ -55,15 +55,8 @@ class SqsAndJmsTransportsTest {
 
     static String yaml(String sqsEndpoint, String artemisUrl) {
         return TestSupport.HEAD
+                + TestSupport.brokerSource("sqsjms", TABLE)
                 + """
-                  - name: sqsjms
-                    jdbc-url: %s
-                    user: %s
-                    table: %s
-                    create-schema: true
-                    relay:
-                      poll-interval: 200ms
-                      backoff: {base: 200ms, max: 1s}
                     routes:
                       - name: sqs-fifo
                         types: ["s.*"]
@@ -106,9 +99,6 @@ class SqsAndJmsTransportsTest {
                             destination: queue://%s
                             sessions: 2
                 """.formatted(
-                                TestSupport.PG_URL,
-                                TestSupport.PG_USER,
-                                TABLE,
                                 ElasticMqServer.REGION,
                                 sqsEndpoint,
                                 SQS_PREFIX,

@@ -93,6 +93,23 @@ final class TestSupport {
             sources:
             """.formatted(TOKEN);
 
+    /**
+     * @return a source on the local PostgreSQL that creates its table and polls often, for the broker tests;
+     *     its {@code routes:} follow
+     */
+    static String brokerSource(String name, String table) {
+        return """
+                  - name: %s
+                    jdbc-url: %s
+                    user: %s
+                    table: %s
+                    create-schema: true
+                    relay:
+                      poll-interval: 200ms
+                      backoff: {base: 200ms, max: 1s}
+                """.formatted(name, PG_URL, PG_USER, table);
+    }
+
     /** @return a server started from a configuration, placeholders read from this process's environment */
     static RelayServer start(String yaml) {
         return RelayServer.start(ConfigLoader.parse(yaml, System.getenv()::get));
