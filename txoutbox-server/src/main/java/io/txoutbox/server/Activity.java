@@ -1,5 +1,6 @@
 package io.txoutbox.server;
 
+import io.txoutbox.admin.AdminJson;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.RelayListener;
@@ -45,7 +46,7 @@ final class Activity implements RelayListener {
 
     /**
      * @param maxTypes how many event types get counts of their own: the first ones relayed; later types
-     *     are counted under {@link TopTypes#OTHER}, so memory and the stats answer stay bounded
+     *     are counted under {@link AdminJson#OTHER_TYPE}, so memory and the stats answer stay bounded
      */
     Activity(int maxTypes) {
         this.maxTypes = maxTypes;
@@ -79,7 +80,7 @@ final class Activity implements RelayListener {
         if (byType.containsKey(type) || byType.size() < maxTypes) {
             return type;
         }
-        return TopTypes.OTHER;
+        return AdminJson.OTHER_TYPE;
     }
 
     /** @param routes the source's routes, whose recent figures {@link #sample} rolls too */

@@ -5,11 +5,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.txoutbox.DeadEvent;
 import io.txoutbox.DeadQuery;
 import io.txoutbox.DeadSelector;
 import io.txoutbox.OutboxException;
-import io.txoutbox.OutboxStats;
+import io.txoutbox.admin.AdminJson;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.BindException;
@@ -390,34 +389,23 @@ final class AdminServer implements AutoCloseable {
         n.put("user", c.user());
         n.put("ordered", c.ordered() == null ? null : c.ordered().name().toLowerCase());
         n.put("relays", s.relays().size());
-        n.put("batchSize", c.relay().batchSize());
+        n.put("batchSize", c.relay().effectiveBatchSize());
         ArrayNode routes = n.putArray("routes");
         s.transports().forEach(routes::add);
         return n;
     }
 
+    /**
+     * The table's figures as the actuator endpoint answers them too ({@link AdminJson.Stats}), with what
+     * only the server knows around them: the source, its relays since start, its routes and its recent
+     * throughput.
+     */
     private ObjectNode stats(RelaySource s) {
-        OutboxStats st = s.admin().stats();
         ObjectNode n = JSON.createObjectNode();
         n.put("source", s.name());
         n.put("status", s.status());
-        n.put("pending", st.pending());
-        n.put("inFlight", st.inFlight());
-        n.put("retrying", st.retrying());
-        n.put("dead", st.dead());
-        n.put("published", st.published());
-        n.put("oldestPendingAgeMillis", st.oldestPendingAge().toMillis());
-        n.put("blockedAggregates", st.blockedAggregates());
-        n.put("blockedEvents", st.blockedEvents());
-        ObjectNode table = n.putObject("byType");
-        Map<String, OutboxStats.TypeStats> shown = TopTypes.of(st.byType(), maxTypes);
-        n.put("types", st.byType().size());
-        shown.entrySet().forEach(e -> table.putObject(e.getKey())
-                .put("pending", e.getValue().pending())
-                .put("inFlight", e.getValue().inFlight())
-                .put("retrying", e.getValue().retrying())
-                .put("dead", e.getValue().dead())
-                .put("published", e.getValue().published()));
+        n.setAll((ObjectNode)
+                JSON.valueToTree(AdminJson.stats(s.outbox().table(), s.admin().stats(), maxTypes)));
         Activity a = s.activity();
         Activity.Counts t = a.totals();
         ObjectNode relayed = n.putObject("relayed");
@@ -464,39 +452,10 @@ final class AdminServer implements AutoCloseable {
         return list;
     }
 
-    private static ObjectNode dead(RelaySource s, Map<String, String> query) {
-        int limit = 50;
-        if (query.containsKey("limit")) {
-            try {
-                limit = Integer.parseInt(query.get("limit").strip());
-            } catch (NumberFormatException e) {
-                throw new HttpError(
-                        400, "limit '" + query.get("limit") + "' is not an integer from 1 to " + DeadQuery.MAX_LIMIT);
-            }
-        }
-        UUID after = query.containsKey("after") ? uuid("after", query.get("after")) : null;
-        String type = query.get("type");
-        DeadQuery q = new DeadQuery(type == null || type.isBlank() ? null : type, after, limit);
-        List<DeadEvent> page = s.admin().dead(q);
-        ObjectNode n = JSON.createObjectNode();
-        ArrayNode events = n.putArray("events");
-        for (DeadEvent d : page) {
-            events.addObject()
-                    .put("id", d.id().toString())
-                    .put("eventType", d.eventType())
-                    .put("eventVersion", d.eventVersion())
-                    .put("aggregateType", d.aggregateType())
-                    .put("aggregateId", d.aggregateId())
-                    .put("tenantId", d.tenantId())
-                    .put("attempts", d.attempts())
-                    .put("lastError", d.lastError())
-                    .put(
-                            "createdAt",
-                            d.createdAt() == null ? null : d.createdAt().toString())
-                    .put("heldBack", d.heldBack());
-        }
-        n.put("next", page.size() == limit ? page.get(page.size() - 1).id().toString() : null);
-        return n;
+    /** One page of dead events, as the actuator endpoint answers it too ({@link AdminJson.DeadPage}). */
+    private static JsonNode dead(RelaySource s, Map<String, String> query) {
+        DeadQuery q = AdminJson.deadQuery(query.get("type"), query.get("limit"), query.get("after"));
+        return JSON.valueToTree(AdminJson.deadPage(s.admin().dead(q), q));
     }
 
     private static DeadSelector selector(JsonNode body) {

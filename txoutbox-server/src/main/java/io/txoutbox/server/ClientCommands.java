@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -144,6 +145,22 @@ final class ClientCommands {
             }
             return "/api/sources/"
                     + URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
+        }
+
+        /**
+         * Prints an answer: as it is with {@code --json}, else as one line for people.
+         *
+         * @param answer the server's JSON answer
+         * @param line the line for people, from the answer
+         * @return {@link TxoutboxCli#OK}
+         */
+        int print(JsonNode answer, Function<JsonNode, String> line) {
+            if (json) {
+                printJson(answer);
+            } else {
+                out().println(line.apply(answer));
+            }
+            return TxoutboxCli.OK;
         }
 
         void printJson(JsonNode n) {
@@ -289,25 +306,43 @@ final class ClientCommands {
         }
     }
 
+    /** A command on a selection of dead events: a call of the API with the selection as its body. */
+    abstract static class OnDeadEvents extends Connection implements Callable<Integer> {
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Selection selection;
+
+        private final String method;
+        private final String path;
+        private final String done;
+
+        /**
+         * @param method the API call's method
+         * @param path its path under the source
+         * @param done what was done, as the answer's field names it ({@code revived})
+         */
+        OnDeadEvents(String method, String path, String done) {
+            this.method = method;
+            this.path = path;
+            this.done = done;
+        }
+
+        @Override
+        public Integer call() {
+            return print(
+                    call(method, sourcePath() + path, selection.body()),
+                    r -> done + " " + r.path(done).asLong() + " dead event(s)");
+        }
+    }
+
     /** {@code txoutbox revive}. */
     @Command(
             name = "revive",
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Puts dead events back to pending with a fresh attempt budget; relays publish them at once.")
-    static final class Revive extends Connection implements Callable<Integer> {
-        @ArgGroup(exclusive = true, multiplicity = "1")
-        Selection selection;
-
-        @Override
-        public Integer call() {
-            JsonNode r = call("POST", sourcePath() + "/revive", selection.body());
-            if (json) {
-                printJson(r);
-            } else {
-                out().println("revived " + r.path("revived").asLong() + " event(s)");
-            }
-            return TxoutboxCli.OK;
+    static final class Revive extends OnDeadEvents {
+        Revive() {
+            super("POST", "/revive", "revived");
         }
     }
 
@@ -317,19 +352,9 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Deletes dead events for good.")
-    static final class DeleteDead extends Connection implements Callable<Integer> {
-        @ArgGroup(exclusive = true, multiplicity = "1")
-        Selection selection;
-
-        @Override
-        public Integer call() {
-            JsonNode r = call("DELETE", sourcePath() + "/dead", selection.body());
-            if (json) {
-                printJson(r);
-            } else {
-                out().println("deleted " + r.path("deleted").asLong() + " dead event(s)");
-            }
-            return TxoutboxCli.OK;
+    static final class DeleteDead extends OnDeadEvents {
+        DeleteDead() {
+            super("DELETE", "/dead", "deleted");
         }
     }
 
@@ -354,14 +379,29 @@ final class ClientCommands {
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--older-than: " + e.getMessage());
             }
-            JsonNode r = call(
-                    "POST", sourcePath() + "/purge", JSON.createObjectNode().put("olderThan", olderThan));
-            if (json) {
-                printJson(r);
-            } else {
-                out().println("purged " + r.path("purged").asLong() + " published event(s)");
-            }
-            return TxoutboxCli.OK;
+            return print(
+                    call(
+                            "POST",
+                            sourcePath() + "/purge",
+                            JSON.createObjectNode().put("olderThan", olderThan)),
+                    r -> "purged " + r.path("purged").asLong() + " published event(s)");
+        }
+    }
+
+    /** A command that changes a source's status: {@code pause} or {@code resume}. */
+    abstract static class StatusChange extends Connection implements Callable<Integer> {
+        private final String path;
+
+        /** @param path the API call's path under the source, {@code /pause} */
+        StatusChange(String path) {
+            this.path = path;
+        }
+
+        @Override
+        public Integer call() {
+            return print(
+                    call("POST", sourcePath() + path, JSON.createObjectNode()),
+                    r -> "status: " + r.path("status").asText());
         }
     }
 
@@ -371,12 +411,9 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Stops claiming new batches (the batch in flight completes).")
-    static final class Pause extends Connection implements Callable<Integer> {
-        @Override
-        public Integer call() {
-            JsonNode r = call("POST", sourcePath() + "/pause", JSON.createObjectNode());
-            out().println(json ? r.toString() : "status: " + r.path("status").asText());
-            return TxoutboxCli.OK;
+    static final class Pause extends StatusChange {
+        Pause() {
+            super("/pause");
         }
     }
 
@@ -386,12 +423,9 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Claims again after pause.")
-    static final class Resume extends Connection implements Callable<Integer> {
-        @Override
-        public Integer call() {
-            JsonNode r = call("POST", sourcePath() + "/resume", JSON.createObjectNode());
-            out().println(json ? r.toString() : "status: " + r.path("status").asText());
-            return TxoutboxCli.OK;
+    static final class Resume extends StatusChange {
+        Resume() {
+            super("/resume");
         }
     }
 }

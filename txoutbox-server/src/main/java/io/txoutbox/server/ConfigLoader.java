@@ -185,11 +185,6 @@ final class ConfigLoader {
         String user = s.string("user", null);
         Secret password = s.secret("password");
         String table = s.string("table", OutboxTable.DEFAULT_NAME);
-        try {
-            OutboxTable.of(table);
-        } catch (OutboxException e) {
-            throw new ConfigException(s.key("table"), e.getMessage(), e);
-        }
         String dialect = s.string("dialect", "auto").toLowerCase(Locale.ROOT);
         if (!dialect.equals("auto")) {
             try {
@@ -217,6 +212,7 @@ final class ConfigLoader {
         boolean createSchema = s.bool("create-schema", false);
         boolean foreignWriterWakeups = s.bool("foreign-writer-wakeups", false);
         ServerConfig.Relay relay = relay(s.object("relay"));
+        LibraryChecks.source(s.path(), name, table, relay);
         int poolSize = s.integer("pool-size", relay.instances() + 2, 2, 100);
         if (poolSize < relay.instances() + 1) {
             throw new ConfigException(
@@ -261,41 +257,31 @@ final class ConfigLoader {
         }
     }
 
+    /**
+     * Reads the relay settings; their values are the library's to check ({@link LibraryChecks}), their
+     * defaults the library's to give (a key left out is not set).
+     */
     private static ServerConfig.Relay relay(ConfigNode r) {
-        ServerConfig.Relay d = ServerConfig.Relay.defaults();
-        int instances = r.integer("instances", d.instances(), 1, 16);
-        int batchSize = r.integer("batch-size", d.batchSize(), 1, 10_000);
-        Duration poll = positive(r, "poll-interval", d.pollInterval());
+        int instances = r.integer("instances", 1, 1, 16);
+        Integer batchSize = r.optionalInteger("batch-size");
+        Duration poll = r.duration("poll-interval", null);
         Duration minPoll = r.duration("min-poll-interval", null);
-        if (minPoll != null && (minPoll.isNegative() || minPoll.isZero() || minPoll.compareTo(poll) > 0)) {
-            throw new ConfigException(
-                    r.key("min-poll-interval"),
-                    minPoll.toMillis() + " ms must be positive and at most poll-interval (" + poll.toMillis() + " ms)");
-        }
-        Duration lease = positive(r, "lease-duration", d.leaseDuration());
-        Duration timeout = positive(r, "publish-timeout", d.publishTimeout());
-        if (lease.compareTo(timeout) <= 0) {
-            throw new ConfigException(
-                    r.key("lease-duration"),
-                    lease.toMillis() + " ms must be longer than publish-timeout (" + timeout.toMillis()
-                            + " ms): a lease that ends while the broker still confirms lets another relay publish the"
-                            + " same batch");
-        }
-        int maxAttempts = r.integer("max-attempts", d.maxAttempts(), 1, 1_000);
-        Backoff backoff = backoff(r.object("backoff"));
+        Duration lease = r.duration("lease-duration", null);
+        Duration timeout = r.duration("publish-timeout", null);
+        Integer maxAttempts = r.optionalInteger("max-attempts");
+        ConfigNode backoffKeys = r.object("backoff");
+        Backoff backoff = backoffKeys.isEmpty() ? null : backoff(backoffKeys);
         Duration retain = r.duration("retain-published", null);
-        if (retain != null && retain.isNegative()) {
-            throw new ConfigException(r.key("retain-published"), "must not be negative");
-        }
-        boolean listen = r.bool("listen", d.listen());
+        Boolean listen = r.optionalBool("listen");
         r.rejectUnknown();
         return new ServerConfig.Relay(
                 instances, batchSize, poll, minPoll, lease, timeout, maxAttempts, backoff, retain, listen);
     }
 
+    /** A backoff whose missing parts are the library's defaults ({@link Backoff#DEFAULT}). */
     private static Backoff backoff(ConfigNode b) {
         Backoff d = Backoff.DEFAULT;
-        Duration base = positive(b, "base", d.base());
+        Duration base = b.duration("base", d.base());
         String factorText = b.string("factor", null);
         double factor = d.factor();
         if (factorText != null) {
@@ -305,25 +291,11 @@ final class ConfigLoader {
                 throw new ConfigException(
                         b.key("factor"), "expected a number such as 2 or 1.5, got '" + factorText + "'");
             }
-            if (!(factor >= 1.0) || Double.isInfinite(factor)) {
-                throw new ConfigException(b.key("factor"), factorText + " must be 1 or more");
-            }
         }
-        Duration max = positive(b, "max", d.max());
-        if (max.compareTo(base) < 0) {
-            throw new ConfigException(b.key("max"), "must be at least base (" + base + ")");
-        }
+        Duration max = b.duration("max", d.max());
         boolean jitter = b.bool("jitter", d.fullJitter());
         b.rejectUnknown();
-        return new Backoff(base, factor, max, jitter);
-    }
-
-    private static Duration positive(ConfigNode n, String key, Duration def) {
-        Duration d = n.duration(key, def);
-        if (d.isNegative() || d.isZero()) {
-            throw new ConfigException(n.key(key), "must be positive");
-        }
-        return d;
+        return LibraryChecks.backoff(b.path(), base, factor, max, jitter);
     }
 
     private static List<ServerConfig.Route> routes(ConfigNode s) {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -163,9 +164,15 @@ final class ConfigNode {
     }
 
     boolean bool(String key, boolean defaultValue) {
+        Boolean v = optionalBool(key);
+        return v == null ? defaultValue : v;
+    }
+
+    /** @return the value, or {@code null} when absent (a setting whose default is the library's) */
+    Boolean optionalBool(String key) {
         String v = scalar(key);
         if (v == null) {
-            return defaultValue;
+            return null;
         }
         return switch (v.strip().toLowerCase(Locale.ROOT)) {
             case "true", "yes", "on" -> true;
@@ -329,6 +336,24 @@ final class ConfigNode {
     /** @return whether the mapping is absent or has no keys */
     boolean isEmpty() {
         return node.isMissingNode() || node.size() == 0;
+    }
+
+    /** @return the keys asked for so far, present or not: the keys this mapping knows */
+    Set<String> readKeys() {
+        return Set.copyOf(read);
+    }
+
+    /**
+     * Passes a value the file gives on to a builder; one it leaves out is not set, so the library's default
+     * applies.
+     *
+     * @param value the value, or {@code null} when the file does not give it
+     * @param setter the builder's setter
+     */
+    static <T> void ifGiven(T value, Consumer<? super T> setter) {
+        if (value != null) {
+            setter.accept(value);
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -18,6 +19,7 @@ final class Exchange {
     private final Response response;
     private final Callback callback;
     private boolean sent;
+    private boolean bodyRead;
 
     Exchange(Request request, Response response, Callback callback) {
         this.request = request;
@@ -61,6 +63,7 @@ final class Exchange {
      * make this wait.
      */
     byte[] body(int limit) throws IOException {
+        bodyRead = true;
         try (InputStream in = Content.Source.asInputStream(request)) {
             return in.readNBytes(limit + 1);
         }
@@ -72,6 +75,11 @@ final class Exchange {
         HttpFields.Mutable h = response.getHeaders();
         h.put("Content-Type", type);
         h.put("Content-Length", Long.toString(body.length));
+        if (!bodyRead && (request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING))) {
+            // A body nobody read (the request was refused before, say without a token) leaves the connection
+            // unusable: say so, so that the client does not send its next request on it.
+            h.put(HttpHeader.CONNECTION, "close");
+        }
         response.setStatus(status);
         response.write(true, ByteBuffer.wrap(body), callback);
     }

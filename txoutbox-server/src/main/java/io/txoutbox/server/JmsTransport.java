@@ -45,22 +45,6 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  * </pre>
  */
 final class JmsTransport {
-    private static final Map<String, String> KEYS = Map.of(
-            "connectionFactory", "broker-url",
-            "credentials", "username",
-            "destinationType", "destination-type",
-            "router", "route-by",
-            "publishTimeout", "publish-timeout",
-            "sessions", "sessions",
-            "asyncSend", "async-send");
-    private static final Map<String, String> CUSTOM_KEYS = Map.of(
-            "connectionFactory", "connection-factory",
-            "credentials", "username",
-            "destinationType", "destination-type",
-            "router", "route-by",
-            "publishTimeout", "publish-timeout",
-            "sessions", "sessions",
-            "asyncSend", "async-send");
     private static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(5);
     private static final Pattern CALL_TIMEOUT = Pattern.compile("(?i)[?&]callTimeout=");
     /** Property names whose values are never quoted, in errors or anywhere else. */
@@ -117,19 +101,15 @@ final class JmsTransport {
         Duration callTimeout = publishTimeout != null ? publishTimeout : DEFAULT_PUBLISH_TIMEOUT;
         String key = s.path();
         String target = provider.describe() + (username == null ? "" : " as " + username);
-        return new Transports.Spec() {
+        // The bundled client's factory is made from broker-url; another provider's from connection-factory.
+        Transports.Keys keys = Transports.Keys.of(
+                s,
+                custom
+                        ? Map.of("credentials", "username")
+                        : Map.of("connectionFactory", "broker-url", "credentials", "username"));
+        return new Transports.Spec("jms", key) {
             @Override
-            public String name() {
-                return "jms";
-            }
-
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public String describe() {
+            String describe() {
                 return "jms " + target + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
                         + routing.description() + ", bare names are "
                         + destinationType.name().toLowerCase(Locale.ROOT)
@@ -137,7 +117,7 @@ final class JmsTransport {
             }
 
             @Override
-            public Publisher open() {
+            Publisher open() {
                 ConnectionFactory factory = provider.factory(callTimeout);
                 JmsPublisher.Builder b = JmsPublisher.builder()
                         .connectionFactory(factory)
@@ -147,18 +127,14 @@ final class JmsTransport {
                 if (username != null) {
                     b.credentials(username, password.value());
                 }
-                if (sessions != null) {
-                    b.sessions(sessions);
-                }
-                if (publishTimeout != null) {
-                    b.publishTimeout(publishTimeout);
-                }
+                ConfigNode.ifGiven(sessions, b::sessions);
+                ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
                 JmsPublisher publisher;
                 try {
                     publisher = b.build();
                 } catch (RuntimeException e) {
                     closeQuietly(factory);
-                    throw Transports.refused(key, e, custom ? CUSTOM_KEYS : KEYS);
+                    throw keys.refused(e);
                 }
                 return new Publisher() {
                     @Override
@@ -188,7 +164,7 @@ final class JmsTransport {
              * connect may not honour any timeout the server can give it), then closes them: nothing is sent.
              */
             @Override
-            public String check(Duration timeout) throws Exception {
+            String check(Duration timeout) throws Exception {
                 ConnectionFactory factory = provider.factory(timeout);
                 CompletableFuture<String> reached = new CompletableFuture<>();
                 Thread t = new Thread(

@@ -27,13 +27,6 @@ import org.apache.kafka.common.Node;
  * </pre>
  */
 final class KafkaTransport {
-    private static final Map<String, String> KEYS = Map.of(
-            "bootstrapServers", "bootstrap-servers",
-            "topicPrefix", "topic-prefix",
-            "requestTimeout", "request-timeout",
-            "deliveryTimeout", "delivery-timeout",
-            "producerProperties", "producer",
-            "router", "route-by");
 
     private KafkaTransport() {}
 
@@ -47,39 +40,22 @@ final class KafkaTransport {
         Map<String, String> producer = s.stringMap("producer");
         String key = s.path();
         String target = bootstrap != null ? bootstrap : producer.getOrDefault("bootstrap.servers", "(no address)");
-        return new Transports.Spec() {
+        Transports.Keys keys = Transports.Keys.of(s, Map.of("producerProperties", "producer"));
+        return new Transports.Spec("kafka", key) {
             @Override
-            public String name() {
-                return "kafka";
-            }
-
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public String describe() {
+            String describe() {
                 // Property names only: their values may hold credentials (sasl.jaas.config, ssl.*.password).
                 return "kafka " + target + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
                         + routing.description() + (producer.isEmpty() ? "" : ", producer " + producer.keySet());
             }
 
             @Override
-            public Publisher open() {
+            Publisher open() {
                 KafkaPublisher.Builder b = KafkaPublisher.builder().router(routing.router());
-                if (bootstrap != null) {
-                    b.bootstrapServers(bootstrap);
-                }
-                if (prefix != null) {
-                    b.topicPrefix(prefix);
-                }
-                if (requestTimeout != null) {
-                    b.requestTimeout(requestTimeout);
-                }
-                if (deliveryTimeout != null) {
-                    b.deliveryTimeout(deliveryTimeout);
-                }
+                ConfigNode.ifGiven(bootstrap, b::bootstrapServers);
+                ConfigNode.ifGiven(prefix, b::topicPrefix);
+                ConfigNode.ifGiven(requestTimeout, b::requestTimeout);
+                ConfigNode.ifGiven(deliveryTimeout, b::deliveryTimeout);
                 try {
                     b.producerProperties(producer);
                     return b.build();
@@ -89,13 +65,13 @@ final class KafkaTransport {
                     if (field != null && !field.startsWith("KafkaPublisher.")) {
                         throw new ConfigException(key + ".producer." + field, e.getMessage(), e);
                     }
-                    throw Transports.refused(key, e, KEYS);
+                    throw keys.refused(e);
                 }
             }
 
             /** Asks the cluster for its brokers with an admin client of the producer's settings. */
             @Override
-            public String check(Duration timeout) throws Exception {
+            String check(Duration timeout) throws Exception {
                 Map<String, Object> config = new HashMap<>();
                 // The producer's security and client settings apply to the admin client too; the others
                 // (linger.ms, acks...) mean nothing to it and would only be logged as unused.

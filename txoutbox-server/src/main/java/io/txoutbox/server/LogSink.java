@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The {@code log} transport: an in-process sink that logs each event's id, type and aggregate, never
@@ -27,23 +28,14 @@ final class LogSink implements Publisher {
     public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
         List<PublishOutcome> out = new ArrayList<>(batch.size());
         for (ClaimedEvent e : batch) {
-            if (debug) {
-                log.debug(
-                        "event {} {} ({}/{}, attempt {})",
-                        e.id(),
-                        escape(e.eventType()),
-                        escape(e.aggregateType()),
-                        escape(e.aggregateId()),
-                        e.attempt());
-            } else {
-                log.info(
-                        "event {} {} ({}/{}, attempt {})",
-                        e.id(),
-                        escape(e.eventType()),
-                        escape(e.aggregateType()),
-                        escape(e.aggregateId()),
-                        e.attempt());
-            }
+            log.atLevel(debug ? Level.DEBUG : Level.INFO)
+                    .log(
+                            "event {} {} ({}/{}, attempt {})",
+                            e.id(),
+                            escape(e.eventType()),
+                            escape(e.aggregateType()),
+                            escape(e.aggregateId()),
+                            e.attempt());
             out.add(PublishOutcome.PUBLISHED);
         }
         return CompletableFuture.completedFuture(out);

@@ -14,29 +14,19 @@ final class LogTransport {
         }
         boolean debug = level.equals("debug");
         String key = settings.path();
-        return new Transports.Spec() {
+        return new Transports.Spec("log", key) {
             @Override
-            public String name() {
-                return "log";
-            }
-
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public String describe() {
+            String describe() {
                 return "log (event ids and types at " + level + ", never payloads)";
             }
 
             @Override
-            public Publisher open() {
+            Publisher open() {
                 return new LogSink(debug);
             }
 
             @Override
-            public String check(Duration timeout) {
+            String check(Duration timeout) {
                 return "the server's own log (nothing to reach)";
             }
         };

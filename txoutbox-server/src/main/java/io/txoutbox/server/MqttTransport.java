@@ -25,17 +25,6 @@ import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
  * </pre>
  */
 final class MqttTransport {
-    private static final Map<String, String> KEYS = Map.ofEntries(
-            Map.entry("serverUri", "server-uri"),
-            Map.entry("clientId", "client-id"),
-            Map.entry("credentials", "username"),
-            Map.entry("router", "route-by"),
-            Map.entry("topicPrefix", "topic-prefix"),
-            Map.entry("qos", "qos"),
-            Map.entry("completionTimeout", "completion-timeout"),
-            Map.entry("keepAlive", "keep-alive"),
-            Map.entry("format", "format"),
-            Map.entry("maxInflight", "max-inflight"));
 
     private MqttTransport() {}
 
@@ -63,60 +52,31 @@ final class MqttTransport {
         Transports.Routing routing = Transports.Routing.parse(s, "topic");
         String key = s.path();
         String target = serverUri == null ? "(no server-uri)" : Masking.uri(serverUri);
-        return new Transports.Spec() {
+        Transports.Keys keys = Transports.Keys.of(s, Map.of("credentials", "username"));
+        return new Transports.Spec("mqtt", key) {
             @Override
-            public String name() {
-                return "mqtt";
-            }
-
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public String describe() {
+            String describe() {
                 return "mqtt " + target + (username == null ? "" : " as " + username) + ", qos "
                         + (qos == null ? 1 : qos) + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
                         + routing.description();
             }
 
             @Override
-            public Publisher open() {
+            Publisher open() {
                 MqttPublisher.Builder b = MqttPublisher.builder().router(routing.router());
-                if (serverUri != null) {
-                    b.serverUri(serverUri);
-                }
-                if (clientId != null) {
-                    b.clientId(clientId);
-                }
+                ConfigNode.ifGiven(serverUri, b::serverUri);
+                ConfigNode.ifGiven(clientId, b::clientId);
                 if (username != null || password != null) {
                     b.credentials(
                             username, password == null ? null : password.value().toCharArray());
                 }
-                if (qos != null) {
-                    b.qos(qos);
-                }
-                if (prefix != null) {
-                    b.topicPrefix(prefix);
-                }
-                if (completionTimeout != null) {
-                    b.completionTimeout(completionTimeout);
-                }
-                if (keepAlive != null) {
-                    b.keepAlive(keepAlive);
-                }
-                if (maxInflight != null) {
-                    b.maxInflight(maxInflight);
-                }
-                if (chosenFormat != null) {
-                    b.format(chosenFormat);
-                }
-                try {
-                    return b.build();
-                } catch (RuntimeException e) {
-                    throw Transports.refused(key, e, KEYS);
-                }
+                ConfigNode.ifGiven(qos, b::qos);
+                ConfigNode.ifGiven(prefix, b::topicPrefix);
+                ConfigNode.ifGiven(completionTimeout, b::completionTimeout);
+                ConfigNode.ifGiven(keepAlive, b::keepAlive);
+                ConfigNode.ifGiven(maxInflight, b::maxInflight);
+                ConfigNode.ifGiven(chosenFormat, b::format);
+                return keys.build(b::build);
             }
 
             /**
@@ -124,7 +84,7 @@ final class MqttTransport {
              * relay's connection off the broker (MQTT allows one connection per client id).
              */
             @Override
-            public String check(Duration timeout) throws Exception {
+            String check(Duration timeout) throws Exception {
                 if (serverUri == null) {
                     throw new ConfigException(key + ".server-uri", "is required: tcp://host:1883 or ssl://host:8883");
                 }
@@ -134,9 +94,7 @@ final class MqttTransport {
                 options.setCleanSession(true);
                 options.setAutomaticReconnect(false);
                 options.setConnectionTimeout((int) Math.max(1, (timeout.toMillis() + 999) / 1000));
-                if (username != null) {
-                    options.setUserName(username);
-                }
+                ConfigNode.ifGiven(username, options::setUserName);
                 if (password != null) {
                     options.setPassword(password.value().toCharArray());
                 }

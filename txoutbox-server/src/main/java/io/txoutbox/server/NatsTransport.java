@@ -25,13 +25,6 @@ import java.util.Map;
  * </pre>
  */
 final class NatsTransport {
-    private static final Map<String, String> KEYS = Map.of(
-            "server", "servers",
-            "options", "servers",
-            "subjectPrefix", "subject-prefix",
-            "publishTimeout", "publish-timeout",
-            "connectionName", "connection-name",
-            "router", "route-by");
     private static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(5);
 
     private NatsTransport() {}
@@ -64,25 +57,16 @@ final class NatsTransport {
         String connectionName = s.string("connection-name", "txoutbox");
         String key = s.path();
         String target = String.join(",", servers.stream().map(Masking::uri).toList());
-        return new Transports.Spec() {
+        Transports.Keys keys = Transports.Keys.of(s, Map.of("server", "servers", "options", "servers"));
+        return new Transports.Spec("nats", key) {
             @Override
-            public String name() {
-                return "nats";
-            }
-
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public String describe() {
+            String describe() {
                 return "nats " + target + (username == null ? "" : " as " + username) + ", "
                         + (prefix == null ? "" : "prefix '" + prefix + "' + ") + routing.description();
             }
 
             @Override
-            public Publisher open() {
+            Publisher open() {
                 Duration timeout = publishTimeout != null ? publishTimeout : DEFAULT_PUBLISH_TIMEOUT;
                 // An outbox relay outlives any outage: reconnect forever, as the publisher does with server(...).
                 Options options = options(timeout, -1);
@@ -90,22 +74,14 @@ final class NatsTransport {
                         .options(options)
                         .router(routing.router())
                         .connectionName(connectionName);
-                if (prefix != null) {
-                    b.subjectPrefix(prefix);
-                }
-                if (publishTimeout != null) {
-                    b.publishTimeout(publishTimeout);
-                }
-                try {
-                    return b.build();
-                } catch (RuntimeException e) {
-                    throw Transports.refused(key, e, KEYS);
-                }
+                ConfigNode.ifGiven(prefix, b::subjectPrefix);
+                ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
+                return keys.build(b::build);
             }
 
             /** Connects once (no reconnect) and reads the JetStream account: no JetStream, no relay. */
             @Override
-            public String check(Duration timeout) throws Exception {
+            String check(Duration timeout) throws Exception {
                 Connection c = Nats.connect(options(timeout, 0));
                 try {
                     AccountStatistics stats = c.jetStreamManagement().getAccountStatistics();

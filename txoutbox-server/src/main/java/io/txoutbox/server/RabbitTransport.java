@@ -32,15 +32,6 @@ import javax.net.ssl.TrustManagerFactory;
  * </pre>
  */
 final class RabbitTransport {
-    private static final Map<String, String> KEYS = Map.of(
-            "host", "host",
-            "port", "port",
-            "virtualHost", "virtual-host",
-            "credentials", "username",
-            "exchange", "exchange",
-            "router", "route-by",
-            "confirmTimeout", "confirm-timeout",
-            "connectionName", "connection-name");
 
     private RabbitTransport() {}
 
@@ -68,58 +59,39 @@ final class RabbitTransport {
         Tls tls = tls(s);
         String key = s.path();
         String target = host + ":" + (port != null ? port : tls != null ? 5671 : 5672) + (vhost == null ? "" : vhost);
-        return new Transports.Spec() {
+        Transports.Keys keys = Transports.Keys.of(s, Map.of("credentials", "username"));
+        return new Transports.Spec("rabbitmq", key) {
             @Override
-            public String name() {
-                return "rabbitmq";
-            }
-
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public String describe() {
+            String describe() {
                 return "rabbitmq " + (tls != null ? "amqps://" : "amqp://") + target
                         + (username == null ? "" : " as " + username) + ", exchange '" + exchange + "', "
                         + routing.description();
             }
 
             @Override
-            public Publisher open() {
+            Publisher open() {
                 RabbitPublisher.Builder b =
                         RabbitPublisher.builder().exchange(exchange).router(routing.router());
-                if (confirmTimeout != null) {
-                    b.confirmTimeout(confirmTimeout);
-                }
-                if (connectionName != null) {
-                    b.connectionName(connectionName);
-                }
-                try {
+                ConfigNode.ifGiven(confirmTimeout, b::confirmTimeout);
+                ConfigNode.ifGiven(connectionName, b::connectionName);
+                return keys.build(() -> {
                     if (tls != null) {
                         b.connectionFactory(factory());
                     } else {
                         b.host(host);
-                        if (port != null) {
-                            b.port(port);
-                        }
-                        if (vhost != null) {
-                            b.virtualHost(vhost);
-                        }
+                        ConfigNode.ifGiven(port, b::port);
+                        ConfigNode.ifGiven(vhost, b::virtualHost);
                         if (username != null) {
                             b.credentials(username, password.value());
                         }
                     }
                     return b.build();
-                } catch (RuntimeException e) {
-                    throw Transports.refused(key, e, KEYS);
-                }
+                });
             }
 
             /** Opens a connection and, for a named exchange, checks passively that it exists. */
             @Override
-            public String check(Duration timeout) throws Exception {
+            String check(Duration timeout) throws Exception {
                 ConnectionFactory f = factory();
                 int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
                 f.setConnectionTimeout(millis);
@@ -145,9 +117,7 @@ final class RabbitTransport {
             private ConnectionFactory factory() {
                 ConnectionFactory f = new ConnectionFactory();
                 f.setHost(host);
-                if (vhost != null) {
-                    f.setVirtualHost(vhost);
-                }
+                ConfigNode.ifGiven(vhost, f::setVirtualHost);
                 if (username != null) {
                     f.setUsername(username);
                     f.setPassword(password.value());
@@ -162,9 +132,7 @@ final class RabbitTransport {
                         f.enableHostnameVerification();
                     }
                 }
-                if (port != null) {
-                    f.setPort(port);
-                }
+                ConfigNode.ifGiven(port, f::setPort);
                 return f;
             }
         };

@@ -23,12 +23,6 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 final class RedisTransport {
-    private static final Map<String, String> KEYS = Map.of(
-            "uri", "uri",
-            "keyPrefix", "stream-prefix",
-            "maxLen", "max-len",
-            "commandTimeout", "command-timeout",
-            "router", "route-by");
 
     private RedisTransport() {}
 
@@ -45,51 +39,34 @@ final class RedisTransport {
         Transports.Routing routing = Transports.Routing.parse(s, "stream");
         String key = s.path();
         String target = uri == null ? "(no uri)" : Masking.uri(uri);
-        return new Transports.Spec() {
+        Transports.Keys keys = Transports.Keys.of(s, Map.of("keyPrefix", "stream-prefix"));
+        return new Transports.Spec("redis", key) {
             @Override
-            public String name() {
-                return "redis";
-            }
-
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public String describe() {
+            String describe() {
                 return "redis " + target + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
                         + routing.description() + (maxLen == null ? "" : ", MAXLEN ~" + maxLen);
             }
 
             @Override
-            public Publisher open() {
+            Publisher open() {
                 RedisStreamsPublisher.Builder b =
                         RedisStreamsPublisher.builder().router(routing.router());
-                if (prefix != null) {
-                    b.keyPrefix(prefix);
-                }
-                if (maxLen != null) {
-                    b.maxLen(maxLen);
-                }
-                if (commandTimeout != null) {
-                    b.commandTimeout(commandTimeout);
-                }
-                try {
+                ConfigNode.ifGiven(prefix, b::keyPrefix);
+                ConfigNode.ifGiven(maxLen, b::maxLen);
+                ConfigNode.ifGiven(commandTimeout, b::commandTimeout);
+                return keys.build(() -> {
                     if (password != null) {
                         b.uri(redisUri());
-                    } else if (uri != null) {
-                        b.uri(uri);
+                    } else {
+                        ConfigNode.ifGiven(uri, b::uri);
                     }
                     return b.build();
-                } catch (RuntimeException e) {
-                    throw Transports.refused(key, e, KEYS);
-                }
+                });
             }
 
             /** Connects once and sends {@code PING}. */
             @Override
-            public String check(Duration timeout) {
+            String check(Duration timeout) {
                 RedisURI target = redisUri();
                 target.setTimeout(timeout);
                 RedisClient client = RedisClient.create(target);

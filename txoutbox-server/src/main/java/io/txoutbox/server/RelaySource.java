@@ -9,6 +9,7 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxAdmin;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxSchemaException;
+import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.micrometer.OutboxMetrics;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.Publisher;
@@ -203,20 +204,9 @@ final class RelaySource implements AutoCloseable {
         created.add(metrics);
         ServerConfig.Relay r = config.relay();
         for (int i = 1; i <= r.instances(); i++) {
-            Relay.Builder rb = outbox.relay(publisher)
+            Relay.Builder rb = r.configure(outbox.relay(publisher))
                     .name(r.instances() == 1 ? config.name() : config.name() + "-" + i)
-                    .batchSize(r.batchSize())
-                    .pollInterval(r.pollInterval())
-                    .minPollInterval(r.minPollInterval())
-                    .leaseDuration(r.leaseDuration())
-                    .publishTimeout(r.publishTimeout())
-                    .maxAttempts(r.maxAttempts())
-                    .backoff(r.backoff())
-                    .listen(r.listen())
                     .listener(Activity.both(metrics.relayListener(), activity));
-            if (r.retainPublished() != null) {
-                rb.retainPublished(r.retainPublished());
-            }
             relays.add(rb.build());
         }
     }
@@ -275,7 +265,7 @@ final class RelaySource implements AutoCloseable {
         }
         routing = new RoutingPublisher(
                 targets,
-                config.relay().publishTimeout(),
+                config.relay().effectivePublishTimeout(),
                 registry,
                 Tags.of("source", config.name()),
                 java.time.InstantSource.system());

@@ -1,6 +1,7 @@
 package io.txoutbox.server;
 
 import io.txoutbox.DeadHeadPolicy;
+import io.txoutbox.admin.AdminJson;
 import io.txoutbox.relay.Backoff;
 import java.time.Duration;
 import java.util.List;
@@ -47,7 +48,8 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      *     summed under {@code <other>}
      */
     record Limits(Duration requestTimeout, Duration idleTimeout, int maxConnections, int maxEventTypes) {
-        static final Limits DEFAULT = new Limits(Duration.ofSeconds(10), Duration.ofSeconds(30), 256, 50);
+        static final Limits DEFAULT =
+                new Limits(Duration.ofSeconds(10), Duration.ofSeconds(30), 256, AdminJson.DEFAULT_MAX_TYPES);
     }
 
     /**
@@ -105,41 +107,64 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
     }
 
     /**
+     * A source's relay settings as the YAML gives them: {@code null} where it says nothing, so that the
+     * library's own default applies ({@link #configure}); the library checks them ({@code ConfigLoader}
+     * runs its builder before any database is reached).
+     *
      * @param instances relays on this table in this server (they share it safely)
-     * @param batchSize rows per claim
-     * @param pollInterval the longest an idle relay sleeps
+     * @param batchSize rows per claim, or {@code null}
+     * @param pollInterval the longest an idle relay sleeps, or {@code null}
      * @param minPollInterval the sleep after a claim that found work, doubling with every empty claim up to
-     *     the poll interval; {@code null} for the library's default
-     * @param leaseDuration how long a claim is held
-     * @param publishTimeout how long to wait for a batch's confirmations
-     * @param maxAttempts attempts before an event is dead
-     * @param backoff the delay between attempts
+     *     the poll interval, or {@code null}
+     * @param leaseDuration how long a claim is held, or {@code null}
+     * @param publishTimeout how long to wait for a batch's confirmations, or {@code null}
+     * @param maxAttempts attempts before an event is dead, or {@code null}
+     * @param backoff the delay between attempts, or {@code null}
      * @param retainPublished keep published rows this long, or {@code null} to delete them at once
-     * @param listen wake on PostgreSQL notifications
+     * @param listen wake on PostgreSQL notifications, or {@code null}
      */
     record Relay(
             int instances,
-            int batchSize,
+            Integer batchSize,
             Duration pollInterval,
             Duration minPollInterval,
             Duration leaseDuration,
             Duration publishTimeout,
-            int maxAttempts,
+            Integer maxAttempts,
             Backoff backoff,
             Duration retainPublished,
-            boolean listen) {
-        static Relay defaults() {
-            return new Relay(
-                    1,
-                    100,
-                    Duration.ofSeconds(2),
-                    null,
-                    Duration.ofSeconds(30),
-                    Duration.ofSeconds(10),
-                    8,
-                    Backoff.DEFAULT,
-                    null,
-                    true);
+            Boolean listen) {
+        /**
+         * {@code Relay.Builder}'s default publish timeout, which the routes' deadlines derive from when the
+         * YAML gives none. Part A of issue #14 names it in the library ({@code
+         * Relay.Builder.DEFAULT_PUBLISH_TIMEOUT}): use that once it is there.
+         */
+
+        /**
+         * @param b a relay builder
+         * @return {@code b} with every setting the YAML gives; the library's defaults stay for the rest
+         */
+        io.txoutbox.relay.Relay.Builder configure(io.txoutbox.relay.Relay.Builder b) {
+            ConfigNode.ifGiven(batchSize, b::batchSize);
+            ConfigNode.ifGiven(pollInterval, b::pollInterval);
+            ConfigNode.ifGiven(minPollInterval, b::minPollInterval);
+            ConfigNode.ifGiven(leaseDuration, b::leaseDuration);
+            ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
+            ConfigNode.ifGiven(maxAttempts, b::maxAttempts);
+            ConfigNode.ifGiven(backoff, b::backoff);
+            ConfigNode.ifGiven(retainPublished, b::retainPublished);
+            ConfigNode.ifGiven(listen, b::listen);
+            return b;
+        }
+
+        /** @return rows per claim, the library's default when the YAML gives none */
+        int effectiveBatchSize() {
+            return batchSize != null ? batchSize : io.txoutbox.relay.Relay.Builder.DEFAULT_BATCH_SIZE;
+        }
+
+        /** @return the publish timeout, the library's default when the YAML gives none */
+        Duration effectivePublishTimeout() {
+            return publishTimeout != null ? publishTimeout : io.txoutbox.relay.Relay.Builder.DEFAULT_PUBLISH_TIMEOUT;
         }
     }
 

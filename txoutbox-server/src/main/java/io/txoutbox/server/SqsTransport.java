@@ -42,15 +42,6 @@ import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
  * </pre>
  */
 final class SqsTransport {
-    private static final Map<String, String> KEYS = Map.of(
-            "region", "region",
-            "endpoint", "endpoint",
-            "credentials", "access-key-id",
-            "queuePrefix", "queue-prefix",
-            "publishTimeout", "publish-timeout",
-            "maxMessageBytes", "max-message-bytes",
-            "maxConcurrency", "max-concurrency",
-            "router", "route-by");
     private static final String FIFO_SUFFIX = ".fifo";
 
     private SqsTransport() {}
@@ -94,48 +85,25 @@ final class SqsTransport {
                 + routing.description()
                 + (queues.isEmpty() ? "" : ", queues " + queues)
                 + (fifo ? ", FIFO" : "");
-        return new Transports.Spec() {
+        Transports.Keys keys = Transports.Keys.of(s, Map.of("credentials", "access-key-id"));
+        return new Transports.Spec("sqs", key) {
             @Override
-            public String name() {
-                return "sqs";
-            }
-
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public String describe() {
+            String describe() {
                 return "sqs " + target + ", " + routes;
             }
 
             @Override
-            public Publisher open() {
+            Publisher open() {
                 SqsPublisher.Builder b = SqsPublisher.builder().region(region).router(router);
-                if (endpoint != null) {
-                    b.endpoint(endpoint);
-                }
+                ConfigNode.ifGiven(endpoint, b::endpoint);
                 if (accessKeyId != null) {
                     b.credentials(accessKeyId, secretKey.value());
                 }
-                if (prefix != null) {
-                    b.queuePrefix(prefix);
-                }
-                if (publishTimeout != null) {
-                    b.publishTimeout(publishTimeout);
-                }
-                if (maxMessageBytes != null) {
-                    b.maxMessageBytes(maxMessageBytes);
-                }
-                if (maxConcurrency != null) {
-                    b.maxConcurrency(maxConcurrency);
-                }
-                try {
-                    return b.build();
-                } catch (RuntimeException e) {
-                    throw Transports.refused(key, e, KEYS);
-                }
+                ConfigNode.ifGiven(prefix, b::queuePrefix);
+                ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
+                ConfigNode.ifGiven(maxMessageBytes, b::maxMessageBytes);
+                ConfigNode.ifGiven(maxConcurrency, b::maxConcurrency);
+                return keys.build(b::build);
             }
 
             /**
@@ -144,7 +112,7 @@ final class SqsTransport {
              * type: signed requests that read, never send.
              */
             @Override
-            public String check(Duration timeout) throws Exception {
+            String check(Duration timeout) throws Exception {
                 long millis = timeout.toMillis();
                 try (SqsAsyncClient client = client(timeout)) {
                     List<String> found = new ArrayList<>();

@@ -1,12 +1,16 @@
 package io.txoutbox.server;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.admin.SettingNames;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,21 +32,37 @@ import java.util.regex.Pattern;
 final class Transports {
 
     /** A transport's settings, read and type-checked; {@link #open()} builds the publisher. */
-    interface Spec {
+    abstract static class Spec {
+        private final String name;
+        private final String key;
+
+        /**
+         * @param name the transport's name, e.g. {@code kafka}
+         * @param key the key of its settings, e.g. {@code sources[0].routes[1].transport.kafka}
+         */
+        Spec(String name, String key) {
+            this.name = name;
+            this.key = key;
+        }
+
         /** @return the transport's name, e.g. {@code kafka} */
-        String name();
+        final String name() {
+            return name;
+        }
 
         /** @return the key of its settings, e.g. {@code sources[0].routes[1].transport.kafka} */
-        String key();
+        final String key() {
+            return key;
+        }
 
         /** @return a one-line description for the API and logs: targets and routing, never secrets */
-        String describe();
+        abstract String describe();
 
         /**
          * @return a new publisher; the caller closes it
          * @throws ConfigException naming the key when the library's builder refuses a setting
          */
-        Publisher open();
+        abstract Publisher open();
 
         /**
          * Reaches the broker the way the publisher would (connects, authenticates, looks the exchange or
@@ -52,7 +72,7 @@ final class Transports {
          * @return what was reached, e.g. {@code Kafka cluster of 1 broker(s) at 127.0.0.1:9092}
          * @throws Exception why it could not be reached (the caller reports it with {@link #key()})
          */
-        String check(Duration timeout) throws Exception;
+        abstract String check(Duration timeout) throws Exception;
     }
 
     /** Reads one transport's settings. */
@@ -163,27 +183,70 @@ final class Transports {
     private static final Pattern BUILDER_FIELD = Pattern.compile("^\\w+\\.Builder\\.(\\w+)");
 
     /**
-     * Maps a library builder's refusal to the key of the setting it names. An {@link
-     * OutboxValidationException} names its {@link OutboxValidationException#field() field}; the builders
-     * that throw {@link IllegalArgumentException} instead start their message with {@code
-     * Publisher.Builder.field}.
+     * The keys of one transport's settings, to name the one a library builder refuses: a builder field is
+     * the key of its kebab-case name when the section has that key ({@code topicPrefix} is {@code
+     * topic-prefix}), else the key it is {@code renamed} to ({@code credentials} is {@code username}); the
+     * router is {@code route-by}. A field the section has no key for is reported under the section.
      *
-     * @param key the transport's settings key
-     * @param e the builder's exception
-     * @param keys the builder's field names (the last segment, e.g. {@code topicPrefix}) to their keys
-     * @return the error, naming the key
+     * @param section the transport's settings key, {@code sources[0].routes[1].transport.kafka}
+     * @param known the keys the transport reads
+     * @param renamed builder fields whose key is not their kebab-case name
      */
-    static ConfigException refused(String key, RuntimeException e, Map<String, String> keys) {
-        String field = e instanceof OutboxValidationException v ? v.field() : null;
-        if (field == null && e.getMessage() != null) {
-            Matcher m = BUILDER_FIELD.matcher(e.getMessage());
-            if (m.find()) {
-                field = m.group(1);
+    record Keys(String section, Set<String> known, Map<String, String> renamed) {
+        Keys {
+            known = Set.copyOf(known);
+            Map<String, String> all = new HashMap<>(Map.of("router", "route-by"));
+            all.putAll(renamed);
+            renamed = Map.copyOf(all);
+        }
+
+        /**
+         * @param settings the transport's settings, once every key is read
+         * @param renamed builder fields whose key is not their kebab-case name
+         */
+        static Keys of(ConfigNode settings, Map<String, String> renamed) {
+            return new Keys(settings.path(), settings.readKeys(), renamed);
+        }
+
+        /**
+         * Maps a library builder's refusal to the key of the setting it names. An {@link
+         * OutboxValidationException} names its {@link OutboxValidationException#field() field}; the builders
+         * that throw {@link IllegalArgumentException} instead start their message with {@code
+         * Publisher.Builder.field}.
+         *
+         * @param e the builder's exception
+         * @return the error, naming the key
+         */
+        ConfigException refused(RuntimeException e) {
+            String field = e instanceof OutboxValidationException v ? v.field() : null;
+            if (field == null && e.getMessage() != null) {
+                Matcher m = BUILDER_FIELD.matcher(e.getMessage());
+                if (m.find()) {
+                    field = m.group(1);
+                }
+            }
+            String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+            String sub = field == null ? null : key(SettingNames.field(field));
+            return new ConfigException(sub == null ? section : section + "." + sub, message, e);
+        }
+
+        /**
+         * @param builder builds the transport's publisher with its library's builder
+         * @return the publisher
+         * @throws ConfigException naming the key of the setting the builder refuses
+         */
+        Publisher build(Supplier<? extends Publisher> builder) {
+            try {
+                return builder.get();
+            } catch (RuntimeException e) {
+                throw refused(e);
             }
         }
-        String sub = field == null ? null : keys.get(field.substring(field.lastIndexOf('.') + 1));
-        String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        return new ConfigException(sub == null ? key : key + "." + sub, message, e);
+
+        private String key(String field) {
+            String kebab = SettingNames.kebab(field);
+            return known.contains(kebab) ? kebab : renamed.get(field);
+        }
     }
 
     /** @return a short, secret-free description of why a check failed */

@@ -5,15 +5,17 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code txoutbox} command: the standalone relay server ({@code run}), its demo ({@code demo}), the
- * client of a running server's admin API ({@code stats}, {@code dead}, {@code revive}, {@code
- * delete-dead}, {@code purge}, {@code pause}, {@code resume}) and the DDL ({@code schema}).
+ * The {@code txoutbox} command: the standalone relay server ({@code run}), the client of a running
+ * server's admin API ({@code stats}, {@code dead}, {@code revive}, {@code
+ * delete-dead}, {@code purge}, {@code pause}, {@code resume}) and the DDL ({@code schema}). The demo
+ * ({@code demo}) is another jar's: {@code txoutbox-demo} adds it to this command.
  *
  * <p>Exit codes: 0 success; 1 a runtime failure (the server or the database is unreachable, a stop
  * failed); 2 a usage or configuration error (unknown option, bad configuration key, wrong token,
@@ -36,8 +38,8 @@ import picocli.CommandLine.Command;
         commandListHeading = "%nCommands:%n",
         footerHeading = "%n",
         footer = {
-            "Start here:  txoutbox demo",
             "Production:  txoutbox run --config txoutbox.yaml",
+            "Try it:      txoutbox demo, in the txoutbox-demo jar (see the README)",
             "Help:        txoutbox help COMMAND",
             "",
             "Exit codes:  0 ok, 1 runtime failure (server or database unreachable),",
@@ -46,7 +48,6 @@ import picocli.CommandLine.Command;
             "(default http://127.0.0.1:8080) and TXOUTBOX_ADMIN_TOKEN."
         },
         subcommands = {
-            ServeCommands.Demo.class,
             ServeCommands.Run.class,
             ClientCommands.Stats.class,
             ClientCommands.Dead.class,
@@ -94,9 +95,21 @@ public final class TxoutboxCli implements Runnable {
      * @return the exit code: {@link #OK}, {@link #FAILURE} or {@link #USAGE}
      */
     public static int execute(PrintStream out, PrintStream err, Map<String, String> env, String... args) {
+        return execute(out, err, env, List.of(), args);
+    }
+
+    /**
+     * As {@link #execute(PrintStream, PrintStream, Map, String...)}, with more commands: the demo's jar
+     * adds {@code demo} so.
+     *
+     * @param commands picocli commands, each named by its {@code @Command}
+     */
+    static int execute(
+            PrintStream out, PrintStream err, Map<String, String> env, List<Object> commands, String... args) {
         ENV.set(Map.copyOf(env));
         try {
             CommandLine cli = new CommandLine(new TxoutboxCli());
+            commands.forEach(cli::addSubcommand);
             cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
             cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
             cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
@@ -125,7 +138,9 @@ public final class TxoutboxCli implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "Missing command: start with 'txoutbox demo'");
+        throw new CommandLine.ParameterException(
+                spec.commandLine(),
+                "Missing command: see 'txoutbox help'; a server runs with 'txoutbox run --config FILE'");
     }
 
     /** The version from the build. */

@@ -32,9 +32,7 @@ final class WebhookTransport {
             String url = e.requiredString("url");
             WebhookEndpoint.Builder b = WebhookEndpoint.builder(url);
             String name = e.string("name", null);
-            if (name != null) {
-                b.name(name);
-            }
+            ConfigNode.ifGiven(name, b::name);
             List<String> secrets = new ArrayList<>();
             Secret one = e.secret("secret");
             if (one != null) {
@@ -64,24 +62,14 @@ final class WebhookTransport {
                     + endpoint.url().getAuthority() + endpoint.url().getPath() + " " + endpoint.eventTypes());
         }
         String key = settings.path();
-        return new Transports.Spec() {
+        return new Transports.Spec("webhook", key) {
             @Override
-            public String name() {
-                return "webhook";
-            }
-
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public String describe() {
+            String describe() {
                 return "webhook " + described;
             }
 
             @Override
-            public Publisher open() {
+            Publisher open() {
                 try {
                     return WebhookPublisher.builder()
                             .endpoints(endpoints)
@@ -101,7 +89,7 @@ final class WebhookTransport {
 
             /** A TCP connection to each endpoint's host and port: no request is sent, so nothing is published. */
             @Override
-            public String check(Duration timeout) throws Exception {
+            String check(Duration timeout) throws Exception {
                 List<String> reached = new ArrayList<>();
                 for (WebhookEndpoint endpoint : endpoints) {
                     URI u = endpoint.url();

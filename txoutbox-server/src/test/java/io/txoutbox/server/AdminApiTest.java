@@ -2,7 +2,6 @@ package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.cli;
-import static io.txoutbox.server.TestSupport.dropTable;
 import static io.txoutbox.server.TestSupport.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -11,7 +10,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,14 +17,10 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The admin API: bearer token on every route, no state change on GET, revive, errors, no secrets. */
 class AdminApiTest {
     private static final String TABLE = TestSupport.uniqueTable("srv_admin");
-
-    @TempDir
-    static Path dir;
 
     static TestReceiver receiver;
     static RelayServer server;
@@ -37,8 +31,7 @@ class AdminApiTest {
     static void start() throws IOException {
         receiver = new TestReceiver();
         receiver.refusedTypes.add("invoice.sent");
-        Path config = TestSupport.write(dir, "admin.yaml", TestSupport.yaml(TABLE, receiver.url(), true, ""));
-        server = RelayServer.start(ConfigLoader.load(config, System.getenv()::get));
+        server = TestSupport.start(TestSupport.yaml(TABLE, receiver.url(), true, ""));
         base = "http://127.0.0.1:" + server.port();
         producer = Outbox.builder(TestSupport.postgres()).table(TABLE).build();
         // One published event and one dead one, so every listing has something to show.
@@ -50,13 +43,7 @@ class AdminApiTest {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (receiver != null) {
-            receiver.close();
-        }
-        dropTable(TABLE);
+        TestSupport.cleanUp(TABLE, receiver, server);
     }
 
     static OutboxEvent append(String type, String order) {
@@ -103,6 +90,24 @@ class AdminApiTest {
                 .as("nothing was revived or deleted")
                 .isEqualTo(1);
         assertThat(server.source("orders").status()).isEqualTo("running");
+    }
+
+    @Test
+    void a_refused_request_whose_body_is_not_read_tells_the_client_to_close_the_connection() throws IOException {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream()
+                    .write(("POST /api/sources/orders/revive HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                    + "Content-Type: application/json\r\nContent-Length: 12\r\n\r\n{\"all\":true}")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String head =
+                    new String(socket.getInputStream().readNBytes(12), java.nio.charset.StandardCharsets.US_ASCII);
+            String rest =
+                    new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            assertThat(head).isEqualTo("HTTP/1.1 401");
+            assertThat(rest.toLowerCase(java.util.Locale.ROOT)).contains("connection: close");
+        }
+        assertThat(stats().path("dead").asLong()).as("nothing was revived").isEqualTo(1);
     }
 
     @Test
@@ -294,5 +299,34 @@ class AdminApiTest {
         TestSupport.CliResult usage = cli(env, "revive");
         assertThat(usage.exitCode()).isEqualTo(2);
         assertThat(cli(env, "purge", "--older-than", "7d").exitCode()).isZero();
+    }
+
+    @Test
+    void cli_write_commands_print_one_line_or_the_servers_json() throws IOException {
+        Map<String, String> env = Map.of("TXOUTBOX_SERVER", base, "TXOUTBOX_ADMIN_TOKEN", TOKEN);
+        assertThat(cli(env, "revive", "--type", "no.such.type").out()).isEqualTo("revived 0 dead event(s)\n");
+        assertThat(cli(env, "delete-dead", "--type", "no.such.type").out()).isEqualTo("deleted 0 dead event(s)\n");
+        assertThat(cli(env, "purge", "--older-than", "7d").out()).isEqualTo("purged 0 published event(s)\n");
+        assertThat(TestSupport.JSON
+                        .readTree(cli(
+                                        env,
+                                        "revive",
+                                        "--id",
+                                        java.util.UUID.randomUUID().toString(),
+                                        "--json")
+                                .out())
+                        .path("revived")
+                        .asLong())
+                .isZero();
+
+        assertThat(cli(env, "pause").out()).isEqualTo("status: paused\n");
+        assertThat(TestSupport.JSON
+                        .readTree(cli(env, "resume", "--json").out())
+                        .path("status")
+                        .asText())
+                .isEqualTo("running");
+        assertThat(stats().path("dead").asLong())
+                .as("nothing matched, nothing changed")
+                .isEqualTo(1);
     }
 }

@@ -1,10 +1,7 @@
 package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
-import static io.txoutbox.server.TestSupport.count;
-import static io.txoutbox.server.TestSupport.dropTable;
 import static io.txoutbox.server.TestSupport.http;
-import static io.txoutbox.server.TestSupport.psql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -30,7 +27,6 @@ import io.txoutbox.test.kafka.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -68,8 +64,6 @@ class BrokerTransportsTest {
     private static final String REDIS_PREFIX = "txoutbox-srv-" + RUN + ":";
     private static final String MQTT_PREFIX = "txoutbox-srv-" + RUN + "/";
     /** Not UTF-8, not JSON: bytes must pass through untouched. */
-    private static final byte[] PAYLOAD = HexFormat.of().parseHex("00ff10c3287f");
-
     @TempDir
     static Path dir;
 
@@ -83,20 +77,9 @@ class BrokerTransportsTest {
 
     static String yaml() {
         KafkaBroker kafka = SharedKafka.broker();
-        return """
-                admin:
-                  host: 127.0.0.1
-                  port: 0
-                  token: %s
-                sources:
-                  - name: brokers
-                    jdbc-url: %s
-                    user: %s
-                    table: %s
-                    create-schema: true
-                    relay:
-                      poll-interval: 200ms
-                      backoff: {base: 200ms, max: 1s}
+        return TestSupport.HEAD
+                + TestSupport.brokerSource("brokers", TABLE)
+                + """
                     routes:
                       - types: ["k.*"]
                         transport:
@@ -130,16 +113,7 @@ class BrokerTransportsTest {
                             topic-prefix: %s
                             qos: 1
                 """.formatted(
-                        TOKEN,
-                        TestSupport.PG_URL,
-                        TestSupport.PG_USER,
-                        TABLE,
-                        kafka.bootstrapServers(),
-                        KAFKA_PREFIX,
-                        RABBIT_QUEUE,
-                        NATS_PREFIX,
-                        REDIS_PREFIX,
-                        MQTT_PREFIX);
+                        kafka.bootstrapServers(), KAFKA_PREFIX, RABBIT_QUEUE, NATS_PREFIX, REDIS_PREFIX, MQTT_PREFIX);
     }
 
     @BeforeAll
@@ -172,10 +146,7 @@ class BrokerTransportsTest {
 
     @AfterAll
     static void stop() throws Exception {
-        if (server != null) {
-            server.close();
-        }
-        dropTable(TABLE);
+        TestSupport.cleanUp(TABLE, server);
         if (mqtt != null) {
             mqtt.disconnect();
             mqtt.close();
@@ -202,37 +173,9 @@ class BrokerTransportsTest {
         SharedKafka.broker().deleteTopic(KAFKA_PREFIX + "order");
     }
 
-    /** Inserts one event the way a service in any language would: plain SQL through psql. */
-    private static UUID insert(String type) throws Exception {
-        UUID id = UUID.randomUUID();
-        String out = psql("INSERT INTO " + TABLE
-                + " (id, aggregate_type, aggregate_id, event_type, payload, content_type, headers, tenant_id)"
-                + " VALUES ('" + id + "', 'order', 'o-42', '" + type + "', decode('"
-                + HexFormat.of().formatHex(PAYLOAD)
-                + "', 'hex'), 'application/octet-stream', '{\"x-trace\": \"trace-" + type + "\"}', 'tenant-7')");
-        assertThat(out).contains("INSERT 0 1");
-        return id;
-    }
-
-    private static void assertHeaders(Map<String, String> headers, UUID id, String type) {
-        assertThat(headers)
-                .containsEntry("event-id", id.toString())
-                .containsEntry("event-type", type)
-                .containsEntry("aggregate-type", "order")
-                .containsEntry("aggregate-id", "o-42")
-                .containsEntry("tenant-id", "tenant-7")
-                .containsEntry("content-type", "application/octet-stream")
-                .containsEntry("x-trace", "trace-" + type);
-    }
-
-    private static void awaitGone(UUID id) {
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> count("SELECT count(*) FROM " + TABLE + " WHERE id = '" + id + "'") == 0);
-    }
-
     @Test
     void kafka_route_delivers_the_psql_row_with_its_id_headers_and_payload() throws Exception {
-        UUID id = insert("k.placed");
+        UUID id = PsqlRows.insert(TABLE, "k.placed");
         Map<String, Object> c = Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
                 SharedKafka.broker().bootstrapServers(),
@@ -257,11 +200,11 @@ class BrokerTransportsTest {
             ConsumerRecord<byte[], byte[]> r = found[0];
             Map<String, String> headers = new java.util.HashMap<>();
             r.headers().forEach(h -> headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8)));
-            assertHeaders(headers, id, "k.placed");
-            assertThat(r.value()).isEqualTo(PAYLOAD);
+            PsqlRows.assertHeaders(headers, id, "k.placed");
+            assertThat(r.value()).isEqualTo(PsqlRows.PAYLOAD);
             assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("o-42");
         }
-        awaitGone(id);
+        PsqlRows.awaitGone(TABLE, id);
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> r, String name) {
@@ -271,7 +214,7 @@ class BrokerTransportsTest {
 
     @Test
     void rabbitmq_route_delivers_the_psql_row_with_its_id_headers_and_payload() throws Exception {
-        UUID id = insert("r.placed");
+        UUID id = PsqlRows.insert(TABLE, "r.placed");
         try (com.rabbitmq.client.Connection c = rabbit.newConnection();
                 Channel ch = c.createChannel()) {
             GetResponse[] got = new GetResponse[1];
@@ -279,15 +222,15 @@ class BrokerTransportsTest {
             assertThat(got[0].getProps().getMessageId()).isEqualTo(id.toString());
             Map<String, String> headers = new java.util.HashMap<>();
             got[0].getProps().getHeaders().forEach((k, v) -> headers.put(k, String.valueOf(v)));
-            assertHeaders(headers, id, "r.placed");
-            assertThat(got[0].getBody()).isEqualTo(PAYLOAD);
+            PsqlRows.assertHeaders(headers, id, "r.placed");
+            assertThat(got[0].getBody()).isEqualTo(PsqlRows.PAYLOAD);
         }
-        awaitGone(id);
+        PsqlRows.awaitGone(TABLE, id);
     }
 
     @Test
     void nats_route_delivers_the_psql_row_with_its_id_headers_and_payload() throws Exception {
-        UUID id = insert("n.placed");
+        UUID id = PsqlRows.insert(TABLE, "n.placed");
         JetStreamManagement jsm = nats.jetStreamManagement();
         MessageInfo[] got = new MessageInfo[1];
         await().atMost(Duration.ofSeconds(20)).until(() -> {
@@ -300,15 +243,15 @@ class BrokerTransportsTest {
         });
         Map<String, String> headers = new java.util.HashMap<>();
         got[0].getHeaders().forEach((k, v) -> headers.put(k, v.get(0)));
-        assertHeaders(headers, id, "n.placed");
+        PsqlRows.assertHeaders(headers, id, "n.placed");
         assertThat(got[0].getHeaders().getFirst("Nats-Msg-Id")).isEqualTo(id.toString());
-        assertThat(got[0].getData()).isEqualTo(PAYLOAD);
-        awaitGone(id);
+        assertThat(got[0].getData()).isEqualTo(PsqlRows.PAYLOAD);
+        PsqlRows.awaitGone(TABLE, id);
     }
 
     @Test
     void redis_route_delivers_the_psql_row_with_its_id_headers_and_payload() throws Exception {
-        UUID id = insert("d.placed");
+        UUID id = PsqlRows.insert(TABLE, "d.placed");
         try (StatefulRedisConnection<String, byte[]> c =
                 redis.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE))) {
             List<StreamMessage<String, byte[]>>[] got = new List[1];
@@ -320,26 +263,26 @@ class BrokerTransportsTest {
             Map<String, byte[]> body = got[0].get(0).getBody();
             Map<String, String> headers = new java.util.HashMap<>();
             body.forEach((k, v) -> headers.put(k, new String(v, StandardCharsets.UTF_8)));
-            assertHeaders(headers, id, "d.placed");
-            assertThat(body.get("payload")).isEqualTo(PAYLOAD);
+            PsqlRows.assertHeaders(headers, id, "d.placed");
+            assertThat(body.get("payload")).isEqualTo(PsqlRows.PAYLOAD);
         }
-        awaitGone(id);
+        PsqlRows.awaitGone(TABLE, id);
     }
 
     @Test
     void mqtt_route_delivers_the_psql_row_with_its_id_headers_and_payload() throws Exception {
-        UUID id = insert("m.placed");
+        UUID id = PsqlRows.insert(TABLE, "m.placed");
         await().atMost(Duration.ofSeconds(20)).until(() -> mqttReceived.containsKey(MQTT_PREFIX + "order"));
         MqttEnvelope envelope = MqttEnvelope.decode(mqttReceived.get(MQTT_PREFIX + "order"));
-        assertHeaders(envelope.headers(), id, "m.placed");
-        assertThat(envelope.payload()).isEqualTo(PAYLOAD);
-        awaitGone(id);
+        PsqlRows.assertHeaders(envelope.headers(), id, "m.placed");
+        assertThat(envelope.payload()).isEqualTo(PsqlRows.PAYLOAD);
+        PsqlRows.awaitGone(TABLE, id);
     }
 
     @Test
     void metrics_and_the_api_show_what_each_route_did() throws Exception {
-        UUID id = insert("k.counted");
-        awaitGone(id);
+        UUID id = PsqlRows.insert(TABLE, "k.counted");
+        PsqlRows.awaitGone(TABLE, id);
         String base = "http://127.0.0.1:" + server.port();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             JsonNode kafka = route(

@@ -2,7 +2,6 @@ package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.count;
-import static io.txoutbox.server.TestSupport.dropTable;
 import static io.txoutbox.server.TestSupport.http;
 import static io.txoutbox.server.TestSupport.sql;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,21 +25,13 @@ class CardinalityTest {
 
     @AfterEach
     void cleanUp() {
-        if (server != null) {
-            server.close();
-        }
-        dropTable(table);
+        TestSupport.cleanUp(table, server);
     }
 
     @Test
     void five_thousand_event_types_keep_metrics_and_stats_bounded_with_the_rest_counted_as_other() {
-        server = RelayServer.start(
-                ConfigLoader.parse("""
-                admin:
-                  host: 127.0.0.1
-                  port: 0
-                  token: %s
-                sources:
+        server = RelayServer.start(ConfigLoader.parse(
+                TestSupport.HEAD + """
                   - name: many
                     jdbc-url: %s
                     user: %s
@@ -48,7 +39,7 @@ class CardinalityTest {
                     create-schema: true
                     relay: {batch-size: 1000, poll-interval: 300ms}
                     transport: {log: {level: debug}}
-                """.formatted(TOKEN, TestSupport.PG_URL, TestSupport.PG_USER, table), k -> null));
+                """.formatted(TestSupport.PG_URL, TestSupport.PG_USER, table), k -> null));
         String api = "http://127.0.0.1:" + server.port() + "/api/sources/many";
         assertThat(http("POST", api + "/pause", TOKEN, "").status()).isEqualTo(200);
         sql("INSERT INTO " + table + " (id, aggregate_type, aggregate_id, event_type, payload)"

@@ -217,12 +217,8 @@ class DatabaseStartupTest {
 
     private static String twoSources(
             String upUrl, String upTable, String lateUrl, String lateTable, boolean createLate, String timeout) {
-        return """
-                admin:
-                  host: 127.0.0.1
-                  port: 0
-                  token: %s
-                sources:
+        return TestSupport.HEAD
+                + """
                   - name: up
                     jdbc-url: %s
                     user: %s
@@ -243,15 +239,14 @@ class DatabaseStartupTest {
                 startup:
                   max-backoff: 1s
                 """.formatted(
-                        TOKEN,
-                        upUrl,
-                        TestSupport.PG_USER,
-                        upTable,
-                        lateUrl,
-                        TestSupport.PG_USER,
-                        lateTable,
-                        createLate,
-                        timeout);
+                                upUrl,
+                                TestSupport.PG_USER,
+                                upTable,
+                                lateUrl,
+                                TestSupport.PG_USER,
+                                lateTable,
+                                createLate,
+                                timeout);
     }
 
     private static void insert(String table, int n) {

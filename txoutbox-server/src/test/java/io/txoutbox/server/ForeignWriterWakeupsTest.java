@@ -1,17 +1,14 @@
 package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.count;
-import static io.txoutbox.server.TestSupport.dropTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A source with {@code foreign-writer-wakeups: true}: rows that the real {@code psql} inserts wake the
@@ -20,9 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ForeignWriterWakeupsTest {
     private static final String TABLE = TestSupport.uniqueTable("srv_wake");
-
-    @TempDir
-    static Path dir;
 
     static TestReceiver receiver;
     static RelayServer server;
@@ -34,19 +28,12 @@ class ForeignWriterWakeupsTest {
                 .replace("    create-schema: true\n", "    create-schema: true\n    foreign-writer-wakeups: true\n")
                 .replace("      poll-interval: 500ms\n", "      poll-interval: 10m\n      min-poll-interval: 10m\n");
         assertThat(yaml).contains("foreign-writer-wakeups: true", "min-poll-interval: 10m");
-        Path config = TestSupport.write(dir, "wake.yaml", yaml);
-        server = RelayServer.start(ConfigLoader.load(config, System.getenv()::get));
+        server = TestSupport.start(yaml);
     }
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (receiver != null) {
-            receiver.close();
-        }
-        dropTable(TABLE);
+        TestSupport.cleanUp(TABLE, receiver, server);
         TestSupport.sql("DROP FUNCTION IF EXISTS " + TABLE + "_wake() CASCADE");
     }
 

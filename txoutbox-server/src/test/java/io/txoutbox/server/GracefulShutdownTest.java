@@ -1,7 +1,6 @@
 package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.count;
-import static io.txoutbox.server.TestSupport.dropTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -33,10 +32,7 @@ class GracefulShutdownTest {
         if (process != null && process.isAlive()) {
             process.destroyForcibly();
         }
-        if (receiver != null) {
-            receiver.close();
-        }
-        dropTable(TABLE);
+        TestSupport.cleanUp(TABLE, receiver);
     }
 
     @Test

@@ -2,7 +2,7 @@ package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.cli;
 import static io.txoutbox.server.TestSupport.count;
-import static io.txoutbox.server.TestSupport.dropTable;
+import static io.txoutbox.server.TestSupport.psql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -44,13 +43,7 @@ class RelayFromPsqlTest {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (receiver != null) {
-            receiver.close();
-        }
-        dropTable(TABLE);
+        TestSupport.cleanUp(TABLE, receiver, server);
     }
 
     @Test
@@ -83,26 +76,5 @@ class RelayFromPsqlTest {
         assertThat(count("SELECT count(*) FROM " + TABLE + " WHERE id = '" + id + "'"))
                 .isZero();
         assertThat(receiver.started).doesNotContain(id.toString());
-    }
-
-    /** Runs the real psql binary, as any other program would write the table. */
-    private static String psql(String statement) throws Exception {
-        Process p = new ProcessBuilder(List.of(
-                        "psql",
-                        "-h",
-                        "localhost",
-                        "-U",
-                        TestSupport.PG_USER,
-                        "-d",
-                        "test",
-                        "-v",
-                        "ON_ERROR_STOP=1",
-                        "-c",
-                        statement))
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor()).as("psql said: " + out).isZero();
-        return out;
     }
 }

@@ -2,7 +2,6 @@ package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.count;
-import static io.txoutbox.server.TestSupport.dropTable;
 import static io.txoutbox.server.TestSupport.http;
 import static io.txoutbox.server.TestSupport.psql;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,7 +15,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.txoutbox.test.TcpProxy;
 import io.txoutbox.test.kafka.KafkaBroker;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -33,7 +31,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One YAML, two routes, two brokers: {@code order.*} events go to Kafka (through the test kit's TCP
@@ -51,9 +48,6 @@ class RouteOutageTest {
     private static final String STREAM_PREFIX = "txoutbox-outage-" + RUN + ":";
     private static final int EACH = 30;
 
-    @TempDir
-    static Path dir;
-
     static TcpProxy proxy;
     static RelayServer server;
     static RedisClient redis;
@@ -65,12 +59,8 @@ class RouteOutageTest {
         proxy = new TcpProxy(
                 kafka.proxyPort(), "127.0.0.1", kafka.proxiedTarget().getPort());
         redis = RedisClient.create("redis://127.0.0.1:6379");
-        String yaml = """
-                admin:
-                  host: 127.0.0.1
-                  port: 0
-                  token: %s
-                sources:
+        String yaml = TestSupport.HEAD
+                + """
                   - name: split
                     jdbc-url: %s
                     user: %s
@@ -99,20 +89,13 @@ class RouteOutageTest {
                             uri: redis://127.0.0.1:6379
                             stream-prefix: "%s"
                 """.formatted(
-                TOKEN, TestSupport.PG_URL, TestSupport.PG_USER, TABLE, proxy.port(), TOPIC_PREFIX, STREAM_PREFIX);
-        Path config = TestSupport.write(dir, "split.yaml", yaml);
-        server = RelayServer.start(ConfigLoader.load(config, System.getenv()::get));
+                        TestSupport.PG_URL, TestSupport.PG_USER, TABLE, proxy.port(), TOPIC_PREFIX, STREAM_PREFIX);
+        server = TestSupport.start(yaml);
     }
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
-        dropTable(TABLE);
+        TestSupport.cleanUp(TABLE, proxy, server);
         if (redis != null) {
             try (StatefulRedisConnection<String, String> c = redis.connect()) {
                 c.sync().del(STREAM_PREFIX + "audit");

@@ -1,7 +1,6 @@
 package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
-import static io.txoutbox.server.TestSupport.dropTable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -46,10 +45,7 @@ class SlowClientTest {
                 // Closed by the server already.
             }
         }
-        if (server != null) {
-            server.close();
-        }
-        dropTable(table);
+        TestSupport.cleanUp(table, server);
     }
 
     @Test

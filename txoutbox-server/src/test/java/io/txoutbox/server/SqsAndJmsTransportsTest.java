@@ -1,10 +1,7 @@
 package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
-import static io.txoutbox.server.TestSupport.count;
-import static io.txoutbox.server.TestSupport.dropTable;
 import static io.txoutbox.server.TestSupport.http;
-import static io.txoutbox.server.TestSupport.psql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -19,7 +16,6 @@ import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -46,8 +42,6 @@ class SqsAndJmsTransportsTest {
     private static final String JMS_FIXED = ArtemisBroker.newName("txoutbox-srv-fixed-");
     private static final String JMS_PASSWORD = "not-a-real-jms-secret-xyz";
     /** Not UTF-8, not JSON: bytes must pass through untouched. */
-    private static final byte[] PAYLOAD = HexFormat.of().parseHex("00ff10c3287f");
-
     @TempDir
     static Path dir;
 
@@ -60,20 +54,9 @@ class SqsAndJmsTransportsTest {
     static RelayServer server;
 
     static String yaml(String sqsEndpoint, String artemisUrl) {
-        return """
-                admin:
-                  host: 127.0.0.1
-                  port: 0
-                  token: %s
-                sources:
-                  - name: sqsjms
-                    jdbc-url: %s
-                    user: %s
-                    table: %s
-                    create-schema: true
-                    relay:
-                      poll-interval: 200ms
-                      backoff: {base: 200ms, max: 1s}
+        return TestSupport.HEAD
+                + TestSupport.brokerSource("sqsjms", TABLE)
+                + """
                     routes:
                       - name: sqs-fifo
                         types: ["s.*"]
@@ -116,20 +99,16 @@ class SqsAndJmsTransportsTest {
                             destination: queue://%s
                             sessions: 2
                 """.formatted(
-                        TOKEN,
-                        TestSupport.PG_URL,
-                        TestSupport.PG_USER,
-                        TABLE,
-                        ElasticMqServer.REGION,
-                        sqsEndpoint,
-                        SQS_PREFIX,
-                        ElasticMqServer.REGION,
-                        sqsEndpoint,
-                        mappedUrl,
-                        artemisUrl,
-                        JMS_PREFIX,
-                        artemisUrl,
-                        JMS_FIXED);
+                                ElasticMqServer.REGION,
+                                sqsEndpoint,
+                                SQS_PREFIX,
+                                ElasticMqServer.REGION,
+                                sqsEndpoint,
+                                mappedUrl,
+                                artemisUrl,
+                                JMS_PREFIX,
+                                artemisUrl,
+                                JMS_FIXED);
     }
 
     @BeforeAll
@@ -148,44 +127,7 @@ class SqsAndJmsTransportsTest {
 
     @AfterAll
     static void stop() {
-        if (server != null) {
-            server.close();
-        }
-        dropTable(TABLE);
-        if (sqs != null) {
-            sqs.close();
-        }
-        if (artemis != null) {
-            artemis.close();
-        }
-    }
-
-    /** Inserts one event the way a service in any language would: plain SQL through psql. */
-    private static UUID insert(String type) throws Exception {
-        UUID id = UUID.randomUUID();
-        String out = psql("INSERT INTO " + TABLE
-                + " (id, aggregate_type, aggregate_id, event_type, payload, content_type, headers, tenant_id)"
-                + " VALUES ('" + id + "', 'order', 'o-42', '" + type + "', decode('"
-                + HexFormat.of().formatHex(PAYLOAD)
-                + "', 'hex'), 'application/octet-stream', '{\"x-trace\": \"trace-" + type + "\"}', 'tenant-7')");
-        assertThat(out).contains("INSERT 0 1");
-        return id;
-    }
-
-    private static void assertHeaders(Map<String, String> headers, UUID id, String type) {
-        assertThat(headers)
-                .containsEntry("event-id", id.toString())
-                .containsEntry("event-type", type)
-                .containsEntry("aggregate-type", "order")
-                .containsEntry("aggregate-id", "o-42")
-                .containsEntry("tenant-id", "tenant-7")
-                .containsEntry("content-type", "application/octet-stream")
-                .containsEntry("x-trace", "trace-" + type);
-    }
-
-    private static void awaitGone(UUID id) {
-        await().atMost(Duration.ofSeconds(20))
-                .until(() -> count("SELECT count(*) FROM " + TABLE + " WHERE id = '" + id + "'") == 0);
+        TestSupport.cleanUp(TABLE, artemis, sqs, server);
     }
 
     private static software.amazon.awssdk.services.sqs.model.Message receiveOne(String url) {
@@ -201,44 +143,44 @@ class SqsAndJmsTransportsTest {
     @Test
     void sqs_fifo_route_delivers_the_psql_row_to_the_prefixed_fifo_queue_with_its_id_headers_and_payload()
             throws Exception {
-        UUID id = insert("s.placed");
+        UUID id = PsqlRows.insert(TABLE, "s.placed");
         software.amazon.awssdk.services.sqs.model.Message m = receiveOne(fifoUrl);
-        assertHeaders(SqsMessages.headersOf(m), id, "s.placed");
-        assertThat(SqsMessages.payloadOf(m)).isEqualTo(PAYLOAD);
+        PsqlRows.assertHeaders(SqsMessages.headersOf(m), id, "s.placed");
+        assertThat(SqsMessages.payloadOf(m)).isEqualTo(PsqlRows.PAYLOAD);
         assertThat(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID))
                 .isEqualTo("o-42");
         assertThat(m.attributes().get(MessageSystemAttributeName.MESSAGE_DEDUPLICATION_ID))
                 .isEqualTo(id.toString());
-        awaitGone(id);
+        PsqlRows.awaitGone(TABLE, id);
     }
 
     @Test
     void sqs_route_with_a_queue_map_delivers_the_psql_row_to_the_mapped_queue_url() throws Exception {
-        UUID id = insert("q.placed");
+        UUID id = PsqlRows.insert(TABLE, "q.placed");
         software.amazon.awssdk.services.sqs.model.Message m = receiveOne(mappedUrl);
-        assertHeaders(SqsMessages.headersOf(m), id, "q.placed");
-        assertThat(SqsMessages.payloadOf(m)).isEqualTo(PAYLOAD);
-        awaitGone(id);
+        PsqlRows.assertHeaders(SqsMessages.headersOf(m), id, "q.placed");
+        assertThat(SqsMessages.payloadOf(m)).isEqualTo(PsqlRows.PAYLOAD);
+        PsqlRows.awaitGone(TABLE, id);
     }
 
     @Test
     void jms_route_delivers_the_psql_row_to_the_prefixed_artemis_queue_persistently() throws Exception {
-        UUID id = insert("j.placed");
+        UUID id = PsqlRows.insert(TABLE, "j.placed");
         Message m = receiveJms(JMS_PREFIX + "order");
         assertThat(m.getStringProperty(JmsHeaders.EVENT_ID_PROPERTY)).isEqualTo(id.toString());
         assertThat(m.getJMSDeliveryMode()).isEqualTo(jakarta.jms.DeliveryMode.PERSISTENT);
-        assertHeaders(JmsHeaders.headersOf(m), id, "j.placed");
-        assertThat(JmsHeaders.payloadOf(m)).isEqualTo(PAYLOAD);
-        awaitGone(id);
+        PsqlRows.assertHeaders(JmsHeaders.headersOf(m), id, "j.placed");
+        assertThat(JmsHeaders.payloadOf(m)).isEqualTo(PsqlRows.PAYLOAD);
+        PsqlRows.awaitGone(TABLE, id);
     }
 
     @Test
     void jms_route_through_a_connection_factory_named_by_class_delivers_to_its_fixed_queue() throws Exception {
-        UUID id = insert("t.placed");
+        UUID id = PsqlRows.insert(TABLE, "t.placed");
         Message m = receiveJms(JMS_FIXED);
-        assertHeaders(JmsHeaders.headersOf(m), id, "t.placed");
-        assertThat(JmsHeaders.payloadOf(m)).isEqualTo(PAYLOAD);
-        awaitGone(id);
+        PsqlRows.assertHeaders(JmsHeaders.headersOf(m), id, "t.placed");
+        assertThat(JmsHeaders.payloadOf(m)).isEqualTo(PsqlRows.PAYLOAD);
+        PsqlRows.awaitGone(TABLE, id);
     }
 
     private static Message receiveJms(String queue) throws Exception {
@@ -255,8 +197,8 @@ class SqsAndJmsTransportsTest {
 
     @Test
     void the_api_describes_each_route_without_secrets_and_metrics_count_them() throws Exception {
-        UUID id = insert("j.counted");
-        awaitGone(id);
+        UUID id = PsqlRows.insert(TABLE, "j.counted");
+        PsqlRows.awaitGone(TABLE, id);
         String base = "http://127.0.0.1:" + server.port();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(route(
                                 http("GET", base + "/api/sources/sqsjms/stats", TOKEN, null)

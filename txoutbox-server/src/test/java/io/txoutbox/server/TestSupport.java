@@ -84,14 +84,57 @@ final class TestSupport {
         sql("DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
     }
 
+    /** How every test configuration starts: the admin API on a free loopback port with the test token. */
+    static final String HEAD = """
+            admin:
+              host: 127.0.0.1
+              port: 0
+              token: %s
+            sources:
+            """.formatted(TOKEN);
+
+    /**
+     * @return a source on the local PostgreSQL that creates its table and polls often, for the broker tests;
+     *     its {@code routes:} follow
+     */
+    static String brokerSource(String name, String table) {
+        return """
+                  - name: %s
+                    jdbc-url: %s
+                    user: %s
+                    table: %s
+                    create-schema: true
+                    relay:
+                      poll-interval: 200ms
+                      backoff: {base: 200ms, max: 1s}
+                """.formatted(name, PG_URL, PG_USER, table);
+    }
+
+    /** @return a server started from a configuration, placeholders read from this process's environment */
+    static RelayServer start(String yaml) {
+        return RelayServer.start(ConfigLoader.parse(yaml, System.getenv()::get));
+    }
+
+    /**
+     * The end of a test class: closes what it started (a {@code null} is what it did not get to start),
+     * last started first, then drops its table.
+     */
+    static void cleanUp(String table, AutoCloseable... started) {
+        for (int i = started.length - 1; i >= 0; i--) {
+            if (started[i] != null) {
+                try {
+                    started[i].close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("closing " + started[i] + " failed", e);
+                }
+            }
+        }
+        dropTable(table);
+    }
+
     /** A configuration with one source on the local PostgreSQL, relaying to a webhook receiver. */
     static String yaml(String table, String receiverUrl, boolean createSchema, String relayExtra) {
-        return """
-                admin:
-                  host: 127.0.0.1
-                  port: 0
-                  token: %s
-                sources:
+        return HEAD + """
                   - name: orders
                     jdbc-url: %s
                     user: %s
@@ -112,7 +155,7 @@ final class TestSupport {
                                 secret: %s
                       - types: ["*"]
                         transport: log
-                """.formatted(TOKEN, PG_URL, PG_USER, table, createSchema, relayExtra, receiverUrl, TestReceiver.SECRET);
+                """.formatted(PG_URL, PG_USER, table, createSchema, relayExtra, receiverUrl, TestReceiver.SECRET);
     }
 
     /** Runs the real psql client, as any program in any language would write the table. */
@@ -183,24 +226,35 @@ final class TestSupport {
     record CliResult(int exitCode, String out, String err) {}
 
     static CliResult cli(Map<String, String> env, String... args) {
+        return cli(List.of(), env, args);
+    }
+
+    /** As {@link #cli(Map, String...)}, with more commands: the demo's. */
+    static CliResult cli(List<Object> commands, Map<String, String> env, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = TxoutboxCli.execute(
                 new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8),
                 env,
+                commands,
                 args);
         return new CliResult(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     /** Starts {@code txoutbox ARGS} in a child JVM with this test's classpath. */
     static Process childJvm(Path output, String... args) throws IOException {
+        return childJvm(TxoutboxCli.class.getName(), output, args);
+    }
+
+    /** Starts {@code main ARGS} in a child JVM with this test's classpath (the demo's main, say). */
+    static Process childJvm(String main, Path output, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
                 "-cp",
                 System.getProperty("java.class.path"),
-                TxoutboxCli.class.getName()));
+                main));
         command.addAll(List.of(args));
         return new ProcessBuilder(command)
                 .redirectErrorStream(true)

@@ -19,11 +19,7 @@ class TransportConfigErrorTest {
     Path dir;
 
     private static String yaml(String transport) {
-        return """
-                admin:
-                  port: 0
-                  token: %s
-                sources:
+        return TestSupport.HEAD + """
                   - name: orders
                     jdbc-url: %s
                     user: %s
@@ -32,7 +28,7 @@ class TransportConfigErrorTest {
                       - types: ["*"]
                         transport:
                           %s
-                """.formatted(TestSupport.TOKEN, TestSupport.PG_URL, TestSupport.PG_USER, transport);
+                """.formatted(TestSupport.PG_URL, TestSupport.PG_USER, transport);
     }
 
     @ParameterizedTest(name = "{0}")

@@ -1,18 +1,13 @@
 package io.txoutbox.spring;
 
 import io.txoutbox.OutboxValidationException;
-import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import io.txoutbox.admin.SettingNames;
 
 /**
  * Turns a builder's rejection ({@code Relay.Builder.batchSize is 0; ...}) into one that names the
  * Spring property to fix ({@code txoutbox.relay.batch-size}).
  */
 final class PropertyNames {
-    private static final Pattern BUILDER_FIELD =
-            Pattern.compile("\\b(?:Outbox\\.Builder|Relay\\.Builder|OutboxMetrics\\.Builder)\\.[a-zA-Z]+");
-
     private PropertyNames() {}
 
     static OutboxValidationException translate(OutboxValidationException e) {
@@ -27,14 +22,7 @@ final class PropertyNames {
 
     /** Replaces every builder field a message mentions with its property. */
     static String rename(String message) {
-        Matcher m = BUILDER_FIELD.matcher(message);
-        StringBuilder out = new StringBuilder();
-        while (m.find()) {
-            String property = property(m.group());
-            m.appendReplacement(out, Matcher.quoteReplacement(property == null ? m.group() : property));
-        }
-        m.appendTail(out);
-        return out.toString();
+        return SettingNames.rename(message, PropertyNames::property);
     }
 
     /** @return the property a builder field is set from, or {@code null} when none is */
@@ -46,18 +34,14 @@ final class PropertyNames {
             return field;
         }
         if (field.startsWith("Outbox.Builder.")) {
-            return "txoutbox." + kebab(field.substring("Outbox.Builder.".length()));
+            return "txoutbox." + SettingNames.kebab(SettingNames.field(field));
         }
         if (field.startsWith("Relay.Builder.")) {
-            return "txoutbox.relay." + kebab(field.substring("Relay.Builder.".length()));
+            return "txoutbox.relay." + SettingNames.kebab(SettingNames.field(field));
         }
         if (field.startsWith("OutboxMetrics.Builder.")) {
-            return "txoutbox.metrics." + kebab(field.substring("OutboxMetrics.Builder.".length()));
+            return "txoutbox.metrics." + SettingNames.kebab(SettingNames.field(field));
         }
         return null;
-    }
-
-    private static String kebab(String camel) {
-        return camel.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
     }
 }

@@ -7,6 +7,7 @@ import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxStoreException;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.WakeupCounters;
+import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.Publisher;
 import java.sql.Connection;
@@ -205,8 +206,8 @@ public final class SpringOutbox implements Outbox {
             try {
                 delegate = attempt.get();
             } catch (RuntimeException e) {
-                if (StartupFailure.isUnavailability(e)) {
-                    waiting = StartupFailure.reason(e);
+                if (DatabaseFailure.isUnavailability(e)) {
+                    waiting = DatabaseFailure.reason(e);
                     return null;
                 }
                 refused = e;

@@ -3,6 +3,7 @@ package io.txoutbox.spring;
 import io.txoutbox.EventScope;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.handler.EventHandlers;
 import io.txoutbox.micrometer.OpenTelemetryScope;
 import io.txoutbox.relay.Relay;
@@ -84,10 +85,10 @@ public class TxOutboxAutoConfiguration {
         } catch (OutboxValidationException e) {
             throw PropertyNames.translate(e);
         } catch (RuntimeException e) {
-            if (!properties.startup().retry() || !StartupFailure.isUnavailability(e)) {
+            if (!properties.startup().retry() || !DatabaseFailure.isUnavailability(e)) {
                 throw e;
             }
-            String reason = StartupFailure.reason(e);
+            String reason = DatabaseFailure.reason(e);
             log.warn(
                     "txoutbox: the database of table {} cannot be reached; the application starts and waits for"
                             + " it (health DOWN, appends fail meanwhile; txoutbox.startup.retry=false fails"

@@ -1,6 +1,7 @@
 package io.txoutbox.spring;
 
 import io.txoutbox.OutboxStoreException;
+import io.txoutbox.admin.DatabaseFailure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
@@ -18,7 +19,7 @@ final class TxOutboxDatabaseFailureAnalyzer extends AbstractFailureAnalyzer<Outb
             action = "Check the database user and password (spring.datasource.username, spring.datasource.password).";
         } else if (state.equals("3D000")) {
             action = "Check the database name in spring.datasource.url: the server has no such database.";
-        } else if (StartupFailure.isUnavailability(cause)) {
+        } else if (DatabaseFailure.isUnavailability(cause)) {
             action = "The database cannot be reached. Start it, or keep txoutbox.startup.retry=true (the default) so"
                     + " that the application starts and waits for it.";
         } else {

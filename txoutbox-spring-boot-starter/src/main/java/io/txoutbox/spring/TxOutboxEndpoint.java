@@ -1,15 +1,11 @@
 package io.txoutbox.spring;
 
-import io.txoutbox.DeadEvent;
 import io.txoutbox.DeadQuery;
 import io.txoutbox.DeadSelector;
 import io.txoutbox.Outbox;
-import io.txoutbox.OutboxStats;
 import io.txoutbox.OutboxValidationException;
-import java.util.ArrayList;
+import io.txoutbox.admin.AdminJson;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.jspecify.annotations.Nullable;
@@ -23,8 +19,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * The {@code txoutbox} actuator endpoint. Reads: {@code GET /actuator/txoutbox} (stats) and {@code GET
  * /actuator/txoutbox/dead?type=&limit=&after=} (one page of dead events, without payloads). Write: {@code
  * POST /actuator/txoutbox/revive} with a JSON body {@code {"ids": "id1,id2"}} (comma-separated: the
- * actuator reads string values), {@code {"type": "..."}} or {@code {"all": true}}. Exposure and security are the application's: expose it with {@code
- * management.endpoints.web.exposure.include=txoutbox} and protect the write operation.
+ * actuator reads string values), {@code {"type": "..."}} or {@code {"all": true}}. Exposure and security
+ * are the application's: expose it with {@code management.endpoints.web.exposure.include=txoutbox} and
+ * protect the write operation.
+ *
+ * <p>The reads answer the same JSON as the relay server's admin API ({@link AdminJson}): the same fields,
+ * the same page size ({@value AdminJson#DEFAULT_PAGE_SIZE}) and paging, the same bound of {@value
+ * AdminJson#DEFAULT_MAX_TYPES} event types with a row of their own.
  */
 @Endpoint(id = "txoutbox")
 public class TxOutboxEndpoint {
@@ -37,79 +38,32 @@ public class TxOutboxEndpoint {
 
     /** @return counts by state and type, and the age of the oldest unpublished event */
     @ReadOperation
-    public Map<String, Object> stats() {
-        OutboxStats s = outbox.admin().stats();
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("table", outbox.table());
-        body.put("pending", s.pending());
-        body.put("inFlight", s.inFlight());
-        body.put("retrying", s.retrying());
-        body.put("dead", s.dead());
-        body.put("published", s.published());
-        body.put("oldestPendingAge", s.oldestPendingAge().toString());
-        body.put("oldestPendingAgeSeconds", s.oldestPendingAge().toMillis() / 1000.0);
-        Map<String, Object> byType = new LinkedHashMap<>();
-        s.byType().entrySet().stream()
-                .sorted(Map.Entry.comparingByKey())
-                .forEach(e -> byType.put(
-                        e.getKey(),
-                        Map.of(
-                                "pending", e.getValue().pending(),
-                                "inFlight", e.getValue().inFlight(),
-                                "retrying", e.getValue().retrying(),
-                                "dead", e.getValue().dead(),
-                                "published", e.getValue().published())));
-        body.put("byType", byType);
-        return body;
+    public AdminJson.Stats stats() {
+        return AdminJson.stats(outbox.table(), outbox.admin().stats(), AdminJson.DEFAULT_MAX_TYPES);
     }
 
     /**
      * @param section {@code dead}
      * @param type only this event type
-     * @param limit the page size, 1 to 1,000 (default 100)
-     * @param after the last id of the previous page
+     * @param limit the page size, 1 to 1,000 (default 50)
+     * @param after the {@code next} of the previous page
      * @return one page of dead events, by id, with their last error, and the id to ask after next
      * @throws InvalidEndpointRequestException for another section or a bad parameter (HTTP 400)
      */
     @ReadOperation
-    public Map<String, Object> dead(
-            @Selector String section, @Nullable String type, @Nullable Integer limit, @Nullable String after) {
+    public AdminJson.DeadPage dead(
+            @Selector String section, @Nullable String type, @Nullable String limit, @Nullable String after) {
         if (!"dead".equals(section)) {
             throw new InvalidEndpointRequestException(
                     "unknown section '" + section + "'; use /dead", "unknown section; use /dead");
         }
         DeadQuery query;
         try {
-            query = DeadQuery.first(limit == null ? 100 : limit);
+            query = AdminJson.deadQuery(type, limit, after);
         } catch (OutboxValidationException e) {
             throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
         }
-        if (type != null && !type.isBlank()) {
-            query = query.ofType(type);
-        }
-        if (after != null && !after.isBlank()) {
-            query = query.after(uuid(after));
-        }
-        List<Map<String, Object>> events = new ArrayList<>();
-        for (DeadEvent d : outbox.admin().dead(query)) {
-            Map<String, Object> e = new LinkedHashMap<>();
-            e.put("id", d.id().toString());
-            e.put("eventType", d.eventType());
-            e.put("eventVersion", d.eventVersion());
-            e.put("aggregateType", d.aggregateType());
-            e.put("aggregateId", d.aggregateId());
-            e.put("tenantId", d.tenantId());
-            e.put("attempts", d.attempts());
-            e.put("lastError", d.lastError());
-            e.put("createdAt", d.createdAt() == null ? null : d.createdAt().toString());
-            events.add(e);
-        }
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("events", events);
-        body.put(
-                "next",
-                events.size() == query.limit() ? events.get(events.size() - 1).get("id") : null);
-        return body;
+        return AdminJson.deadPage(outbox.admin().dead(query), query);
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.admin;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -16,15 +16,18 @@ import java.util.Map;
  * SQLException} without one (the driver or the pool lost the connection: Hikari's "Connection is closed"
  * after the backend was terminated, say) or a network exception of the JDK ({@code java.net}) caused it;
  * the database itself always names its refusals with an SQLState.
+ *
+ * <p>The relay server (a source that waits for its database) and the Spring starter (an outbox bean
+ * that waits for its database) decide the same way, with this class.
  */
-final class DatabaseFailure {
+public final class DatabaseFailure {
     private DatabaseFailure() {}
 
     /**
      * @param e a failure met while connecting or checking the table
      * @return whether waiting for the database may make it go away
      */
-    static boolean isUnavailability(Throwable e) {
+    public static boolean isUnavailability(Throwable e) {
         String state = sqlState(e);
         if (state != null) {
             return state.startsWith("08") || state.startsWith("57P") || state.startsWith("53");
@@ -43,7 +46,7 @@ final class DatabaseFailure {
      *     SQLState, with it ({@code FATAL: database "x" does not exist (SQLState 3D000)}); else the
      *     innermost failure's message
      */
-    static String reason(Throwable e) {
+    public static String reason(Throwable e) {
         SQLException sql = innermostSql(e);
         if (sql != null) {
             return sql.getMessage() + " (SQLState " + sql.getSQLState() + ")";
@@ -58,7 +61,7 @@ final class DatabaseFailure {
     }
 
     /** @return the SQLState of the innermost SQLException that has one, or {@code null} */
-    static String sqlState(Throwable e) {
+    public static String sqlState(Throwable e) {
         SQLException sql = innermostSql(e);
         return sql == null ? null : sql.getSQLState();
     }

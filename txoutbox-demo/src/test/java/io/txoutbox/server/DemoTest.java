@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -34,7 +35,15 @@ class DemoTest {
         }
         Path output = dir.resolve("demo.log");
         Process p = TestSupport.childJvm(
-                output, "demo", "--port", Integer.toString(port), "--duration", "25", "--rate", "10");
+                DemoMain.class.getName(),
+                output,
+                "demo",
+                "--port",
+                Integer.toString(port),
+                "--duration",
+                "25",
+                "--rate",
+                "10");
         try {
             Matcher[] m = new Matcher[1];
             await().atMost(Duration.ofSeconds(60)).until(() -> {
@@ -65,9 +74,27 @@ class DemoTest {
     void demo_fails_clearly_when_the_port_is_taken() throws Exception {
         try (ServerSocket taken = new ServerSocket()) {
             taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            TestSupport.CliResult r = cli(Map.of(), "demo", "--port", Integer.toString(taken.getLocalPort()));
+            TestSupport.CliResult r =
+                    cli(List.of(new DemoCommand()), Map.of(), "demo", "--port", Integer.toString(taken.getLocalPort()));
             assertThat(r.exitCode()).isEqualTo(2);
             assertThat(r.err()).contains("--port: port " + taken.getLocalPort() + " on 127.0.0.1 is already in use");
         }
+    }
+
+    @Test
+    void the_demo_configuration_is_a_valid_example() {
+        ServerConfig c = ConfigLoader.parse(
+                DemoRunner.demoYaml(),
+                Map.of(
+                        "DEMO_PORT", "0",
+                        "DEMO_TOKEN", "0123456789abcdef0123",
+                        "DEMO_JDBC_URL", "jdbc:postgresql://localhost:1/x",
+                        "DEMO_RECEIVER_URL", "http://127.0.0.1:1/hooks",
+                        "DEMO_WEBHOOK_SECRET", TestReceiver.SECRET)::get);
+        assertThat(c.sources()).hasSize(1);
+        assertThat(c.sources().get(0).routes()).hasSize(2);
+        assertThat(c.sources().get(0).routes().get(0).transport().describe())
+                .contains("webhook")
+                .doesNotContain("whsec");
     }
 }
