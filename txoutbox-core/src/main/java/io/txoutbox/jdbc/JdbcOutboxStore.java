@@ -119,6 +119,7 @@ final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public int releaseLeases(String owner) {
+        claims.forget(owner);
         return marks.releaseLeases(owner);
     }
 

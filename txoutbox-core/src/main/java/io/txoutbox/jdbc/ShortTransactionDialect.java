@@ -24,6 +24,17 @@ abstract class ShortTransactionDialect extends PostgresDialect {
         return false;
     }
 
+    @Override
+    public final boolean supportsKeysetClaims() {
+        return false;
+    }
+
+    /** Their claims' plans come from the primary key and the due index without statistics. */
+    @Override
+    public final String claimPlanSettings() {
+        return "";
+    }
+
     /** The headers column is text: no cast. */
     @Override
     public String insert() {

@@ -116,6 +116,25 @@ interface SqlDialect {
     String claimReturning();
 
     /**
+     * @return whether a claim can start after the position of the relay's last claimed row ({@link
+     *     #claimReturningAfter()}) instead of walking the due index from its start
+     */
+    boolean supportsKeysetClaims();
+
+    /**
+     * @return {@link #claimReturning()} starting after a due-index position; binds now, the position's
+     *     available at and seq, limit, byte budget, owner, lease millis; only where {@link
+     *     #supportsKeysetClaims()}
+     */
+    String claimReturningAfter();
+
+    /**
+     * @return statements run before a claim, in its transaction, so that its plan does not depend on
+     *     planner statistics; empty where the database needs none
+     */
+    String claimPlanSettings();
+
+    /**
      * @return selects and locks due rows, skipping locked ones; binds now, limit; returns {@code id} and
      *     {@code bytes}, the payload's size, so the rows within the byte budget are picked before any
      *     payload is read

@@ -37,6 +37,7 @@ class SqlDialectTest {
 
     private static boolean onlyWhereCapable(String statement) {
         return statement.equals("claimReturning")
+                || statement.equals("claimReturningAfter")
                 || statement.equals("markDeleting")
                 || statement.equals("markRetaining")
                 || statement.equals("foreignWriterTrigger");
@@ -69,6 +70,7 @@ class SqlDialectTest {
     private static boolean capable(SqlDialect d, String statement) {
         return switch (statement) {
             case "claimReturning" -> d.supportsUpdateReturning();
+            case "claimReturningAfter" -> d.supportsKeysetClaims();
             case "markDeleting", "markRetaining" -> d.supportsArrayMarks();
             default -> d.supportsListen();
         };
