@@ -96,10 +96,14 @@ class PostgresDialect implements SqlDialect {
 
     // ---- schema ------------------------------------------------------------------------------------
 
-    /** Also drops the trigger of txoutbox 0.1 that notified from every appending transaction. */
+    /**
+     * Also drops the trigger of txoutbox 0.1 that notified from every appending transaction, and gives
+     * the table autovacuum settings of its own; the migrations V1, V3 and V4 in this order.
+     */
     @Override
     public String outboxDdl() {
-        return resource("postgresql-outbox.sql") + "\n" + resource("postgresql-drop-commit-notify.sql");
+        return resource("postgresql-outbox.sql") + "\n" + resource("postgresql-drop-commit-notify.sql") + "\n"
+                + resource("postgresql-autovacuum.sql");
     }
 
     @Override

@@ -264,6 +264,7 @@ final class ConfigLoader {
     private static ServerConfig.Relay relay(ConfigNode r) {
         int instances = r.integer("instances", 1, 1, 16);
         Integer batchSize = r.optionalInteger("batch-size");
+        Integer inFlight = r.optionalInteger("max-in-flight-batches");
         Duration poll = r.duration("poll-interval", null);
         Duration minPoll = r.duration("min-poll-interval", null);
         Duration lease = r.duration("lease-duration", null);
@@ -275,7 +276,7 @@ final class ConfigLoader {
         Boolean listen = r.optionalBool("listen");
         r.rejectUnknown();
         return new ServerConfig.Relay(
-                instances, batchSize, poll, minPoll, lease, timeout, maxAttempts, backoff, retain, listen);
+                instances, batchSize, inFlight, poll, minPoll, lease, timeout, maxAttempts, backoff, retain, listen);
     }
 
     /** A backoff whose missing parts are the library's defaults ({@link Backoff#DEFAULT}). */

@@ -113,6 +113,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      *
      * @param instances relays on this table in this server (they share it safely)
      * @param batchSize rows per claim, or {@code null}
+     * @param maxInFlightBatches batches claimed and not yet marked at once (pipelining), or {@code null}
      * @param pollInterval the longest an idle relay sleeps, or {@code null}
      * @param minPollInterval the sleep after a claim that found work, doubling with every empty claim up to
      *     the poll interval, or {@code null}
@@ -126,6 +127,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
     record Relay(
             int instances,
             Integer batchSize,
+            Integer maxInFlightBatches,
             Duration pollInterval,
             Duration minPollInterval,
             Duration leaseDuration,
@@ -146,6 +148,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
          */
         io.txoutbox.relay.Relay.Builder configure(io.txoutbox.relay.Relay.Builder b) {
             ConfigNode.ifGiven(batchSize, b::batchSize);
+            ConfigNode.ifGiven(maxInFlightBatches, b::maxInFlightBatches);
             ConfigNode.ifGiven(pollInterval, b::pollInterval);
             ConfigNode.ifGiven(minPollInterval, b::minPollInterval);
             ConfigNode.ifGiven(leaseDuration, b::leaseDuration);

@@ -136,6 +136,7 @@ public class TxOutboxAutoConfiguration {
             Relay.Builder builder = outbox.relay(publisher)
                     .name(r.name())
                     .batchSize(r.batchSize())
+                    .maxInFlightBatches(r.maxInFlightBatches())
                     .pollInterval(r.pollInterval())
                     .minPollInterval(r.minPollInterval())
                     .leaseDuration(r.leaseDuration())

@@ -79,6 +79,8 @@ public record TxOutboxProperties(
      *     beans exist)
      * @param name the relay's name: logs, metrics and the lease owner; letters, digits, '.', '_', '-'
      * @param batchSize rows per claim, 1 to 10,000; a full batch loops again at once
+     * @param maxInFlightBatches batches claimed and not yet marked at once, 1 to 16: above 1 the relay
+     *     claims the next batch while the broker confirms one (pipelining)
      * @param pollInterval the longest an idle relay sleeps: the safety net under wake-ups
      * @param minPollInterval the sleep after a claim that found work; it doubles with every empty claim up
      *     to poll-interval (unset: the core's default, 25 ms, or poll-interval where that is shorter)
@@ -96,6 +98,9 @@ public record TxOutboxProperties(
 
             @DefaultValue("" + io.txoutbox.relay.Relay.Builder.DEFAULT_BATCH_SIZE)
             int batchSize,
+
+            @DefaultValue("" + io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES)
+            int maxInFlightBatches,
 
             @DefaultValue("2s") Duration pollInterval,
             Duration minPollInterval,
