@@ -24,6 +24,12 @@ abstract class ShortTransactionDialect extends PostgresDialect {
         return false;
     }
 
+    /** Published rows stay in the table: no archive in time partitions. */
+    @Override
+    public final boolean supportsPublishedPartitions() {
+        return false;
+    }
+
     /** The headers column is text: no cast. */
     @Override
     public String insert() {
