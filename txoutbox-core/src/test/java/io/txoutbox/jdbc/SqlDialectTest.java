@@ -173,6 +173,11 @@ class SqlDialectTest {
                     .hasMessageContaining("Outbox.Builder.publishedPartitions needs PostgreSQL")
                     .hasMessageContaining("the " + d.name() + " dialect");
         }
+        try (java.io.InputStream in = SqlDialectTest.class.getResourceAsStream("/" + PublishedPartitions.MIGRATION)) {
+            assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+                    .as("the migration is the script rendered for the default table")
+                    .isEqualTo(Dialect.POSTGRESQL.publishedPartitionsDdl(OutboxTable.of("outbox")));
+        }
         assertThat(Dialect.POSTGRESQL.publishedPartitionsDdl(REMAPPED))
                 .contains("CREATE TABLE IF NOT EXISTS events.outbox_published (LIKE events.outbox)")
                 .contains("CREATE TABLE IF NOT EXISTS events.outbox_pub_default PARTITION OF events.outbox_published")
