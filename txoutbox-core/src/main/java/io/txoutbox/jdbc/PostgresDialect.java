@@ -411,6 +411,73 @@ class PostgresDialect implements SqlDialect {
         return "DELETE FROM {table} WHERE consumer = ? AND processed_at < ?";
     }
 
+    // ---- published partitions ----------------------------------------------------------------------
+
+    @Override
+    public boolean supportsPublishedPartitions() {
+        return true;
+    }
+
+    @Override
+    public String archiveDdl() {
+        require(supportsPublishedPartitions(), "has no declarative partitions");
+        return resource("postgresql-outbox-published.sql");
+    }
+
+    /** The fence is the delete's: a row another relay holds is not moved, so it is not archived either. */
+    @Override
+    public String markArchiving() {
+        require(supportsPublishedPartitions(), "has no declarative partitions");
+        String kept = "{id}, seq, {aggregate_type}, {aggregate_id}, {event_type}, event_version, {payload},"
+                + " content_type, headers, tenant_id, destination, created_at, available_at, attempts, max_attempts,"
+                + " last_error";
+        return MARK_INPUT
+                + ", updated AS (" + MARK_UPDATE + " FROM input AS i WHERE t.{id} = i.id"
+                + " AND i.status <> 'published' AND t.lease_owner = ? RETURNING t.{id})"
+                + ", moved AS (DELETE FROM {table} AS t USING input AS i WHERE t.{id} = i.id"
+                + " AND i.status = 'published' AND t.lease_owner = ? RETURNING t.*)"
+                + ", archived AS (INSERT INTO {archive} (" + kept + ", status, published_at) SELECT " + kept
+                + ", 'published', ?::timestamptz FROM moved)"
+                + " SELECT {id} AS id FROM moved UNION ALL SELECT {id} FROM updated";
+    }
+
+    /** {@link #stats()} over the union of both tables, so a row moving between them is counted once. */
+    @Override
+    public String statsWithArchive() {
+        String cols = "{event_type}, status, lease_expires_at, attempts, created_at";
+        return stats().replace(
+                        " FROM {table} GROUP BY",
+                        " FROM (SELECT " + cols + " FROM {table} UNION ALL" + " SELECT " + cols
+                                + " FROM {archive}) s GROUP BY");
+    }
+
+    @Override
+    public String archivePartitions() {
+        return "SELECT c.relname AS name, e.expr = 'DEFAULT' AS is_default, m.b[1]::timestamptz AS lower_bound,"
+                + " m.b[2]::timestamptz AS upper_bound, greatest(c.reltuples, 0)::bigint AS rows FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
+                + " CROSS JOIN LATERAL (SELECT pg_get_expr(c.relpartbound, c.oid) AS expr) e"
+                + " CROSS JOIN LATERAL (SELECT regexp_match(e.expr, 'FROM \\(''([^'']*)''\\) TO \\(''([^'']*)''\\)') AS b) m"
+                + " WHERE i.inhparent = to_regclass(?)";
+    }
+
+    @Override
+    public String addPartition() {
+        return resource("postgresql-outbox-published-partition.sql");
+    }
+
+    /** Locks the archive first, as readers of it do, so that a drop and a reader cannot deadlock. */
+    @Override
+    public String dropPartition() {
+        return "SET LOCAL lock_timeout = '1s';\n\nLOCK TABLE {archive} IN ACCESS EXCLUSIVE MODE;\n\n"
+                + "DROP TABLE IF EXISTS {partition};";
+    }
+
+    @Override
+    public String purgeArchiveDefault() {
+        return "DELETE FROM {archive_default} WHERE ctid = ANY (ARRAY(SELECT ctid FROM {archive_default}"
+                + " WHERE published_at < ? LIMIT ?))";
+    }
+
     // ---- helpers -----------------------------------------------------------------------------------
 
     /** Refuses a statement of a path the database does not take, naming what it lacks. */

@@ -211,8 +211,10 @@ final class ConfigLoader {
         }
         boolean createSchema = s.bool("create-schema", false);
         boolean foreignWriterWakeups = s.bool("foreign-writer-wakeups", false);
+        Duration publishedPartitions = s.duration("published-partitions", null);
         ServerConfig.Relay relay = relay(s.object("relay"));
         LibraryChecks.source(s.path(), name, table, relay);
+        LibraryChecks.outbox(s.path(), table, dialect, publishedPartitions);
         int poolSize = s.integer("pool-size", relay.instances() + 2, 2, 100);
         if (poolSize < relay.instances() + 1) {
             throw new ConfigException(
@@ -236,6 +238,7 @@ final class ConfigLoader {
                 policy,
                 createSchema,
                 foreignWriterWakeups,
+                publishedPartitions,
                 poolSize,
                 connectTimeout,
                 relay,

@@ -82,6 +82,9 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param createSchema create the table at start-up when it is missing
      * @param foreignWriterWakeups PostgreSQL: the table gets (with create-schema) and is expected to have the
      *     trigger that wakes idle relays when programs other than txoutbox insert rows
+     * @param publishedPartitions PostgreSQL: the width of the periods in which the table's published rows
+     *     are kept (relay.retain-published) in {@code <table>_published}, dropped whole by the purge; or
+     *     {@code null} to keep them in the table
      * @param poolSize the connection pool's maximum size
      * @param connectTimeout how long to wait for a database connection
      * @param relay the relay settings
@@ -97,6 +100,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
             DeadHeadPolicy ordered,
             boolean createSchema,
             boolean foreignWriterWakeups,
+            Duration publishedPartitions,
             int poolSize,
             Duration connectTimeout,
             Relay relay,

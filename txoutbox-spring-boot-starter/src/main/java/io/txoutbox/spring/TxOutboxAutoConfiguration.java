@@ -74,7 +74,8 @@ public class TxOutboxAutoConfiguration {
                 .maxPayloadBytes(properties.maxPayloadBytes())
                 .notifyAfterCommit(properties.notifyAfterCommit())
                 .notifyWindow(properties.notifyWindow())
-                .foreignWriterWakeups(properties.foreignWriterWakeups());
+                .foreignWriterWakeups(properties.foreignWriterWakeups())
+                .publishedPartitions(properties.publishedPartitions());
         Supplier<EventScope> s = scope.getIfUnique();
         if (s != null) {
             builder.scope(s);
