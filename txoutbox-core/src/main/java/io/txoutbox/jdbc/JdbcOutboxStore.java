@@ -55,19 +55,6 @@ final class JdbcOutboxStore implements OutboxStore {
      *     txoutbox-notify-<table>}
      * @param changeDataCapture whether append deletes each inserted row in the same transaction, for a
      *     table read by a change-data-capture connector instead of relays (which then need no wake-ups)
-     */
-    JdbcOutboxStore(
-            DataSource dataSource,
-            OutboxTable table,
-            SqlDialect dialect,
-            DeadHeadPolicy ordered,
-            WakeupOptions options,
-            ThreadFactory threadFactory,
-            boolean changeDataCapture) {
-        this(dataSource, table, dialect, ordered, options, threadFactory, changeDataCapture, null, null);
-    }
-
-    /**
      * @param publishedPartitions the width of the archive's periods, or {@code null} to keep published
      *     rows in the table
      * @param clock the outbox's clock, which stamps published times (unused without partitions)

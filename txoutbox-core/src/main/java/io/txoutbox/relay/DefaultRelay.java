@@ -93,13 +93,7 @@ final class DefaultRelay implements Relay {
         this.listen = b.listen;
         this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreads(b.name);
         this.reporter = new RelayReporter(b.name, b.listener);
-        ThreadFactory publishThreads = b.threadFactory != null
-                ? b.threadFactory
-                : r -> {
-                    Thread t = new Thread(r, "txoutbox-publish-" + b.name);
-                    t.setDaemon(true);
-                    return t;
-                };
+        ThreadFactory publishThreads = b.threadFactory != null ? b.threadFactory : daemon("txoutbox-publish-" + b.name);
         this.publisher = new BatchPublisher(
                 b.name, owner, b.store, b.publisher, b.publishTimeout, b.leaseDuration, publishThreads, reporter);
         long maxBatchBytes = b.maxBatchBytes > 0 ? b.maxBatchBytes : Relay.Builder.defaultMaxBatchBytes();
@@ -116,14 +110,17 @@ final class DefaultRelay implements Relay {
                 publisher,
                 reporter,
                 stopping);
-        ThreadFactory finishThreads = b.threadFactory != null
-                ? b.threadFactory
-                : r -> {
-                    Thread t = new Thread(r, "txoutbox-finish-" + b.name);
-                    t.setDaemon(true);
-                    return t;
-                };
+        ThreadFactory finishThreads = b.threadFactory != null ? b.threadFactory : daemon("txoutbox-finish-" + b.name);
         this.pipeline = new Pipeline(b.maxInFlightBatches, finishThreads, e -> reporter.error("publish", e));
+    }
+
+    /** @return a factory of daemon threads of one name */
+    private static ThreadFactory daemon(String threadName) {
+        return r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     private static String ownerId(String name) {

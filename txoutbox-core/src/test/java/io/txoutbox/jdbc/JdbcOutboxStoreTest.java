@@ -53,7 +53,9 @@ class JdbcOutboxStoreTest {
                 ordered,
                 new WakeupOptions(false, Duration.ZERO, false),
                 null,
-                changeDataCapture);
+                changeDataCapture,
+                null,
+                null);
         stores.add(store);
         return store;
     }
