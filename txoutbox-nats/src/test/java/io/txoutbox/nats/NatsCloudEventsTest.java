@@ -17,15 +17,13 @@ import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -138,20 +136,12 @@ class NatsCloudEventsTest {
     }
 
     private static ClaimedEvent event(String subject, String aggregateId) {
-        return new ClaimedEvent(
-                UUID.randomUUID(),
-                "order",
-                aggregateId,
-                "order.placed",
-                5,
-                "{\"total\": 12}".getBytes(StandardCharsets.UTF_8),
-                "application/json",
-                Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
-                null,
-                subject,
-                Instant.now().truncatedTo(ChronoUnit.MICROS),
-                1,
-                null);
+        return ClaimedEvents.claimed("order", aggregateId, "order.placed", e -> {
+            e.version = 5;
+            e.json("{\"total\": 12}");
+            e.headers = Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+            e.destination = subject;
+        });
     }
 
     private static String env(String name, String fallback) {

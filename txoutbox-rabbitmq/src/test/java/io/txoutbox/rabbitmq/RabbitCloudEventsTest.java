@@ -16,15 +16,12 @@ import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -129,20 +126,12 @@ class RabbitCloudEventsTest {
     }
 
     private static ClaimedEvent event(String queue) {
-        return new ClaimedEvent(
-                UUID.randomUUID(),
-                "order",
-                "o-1",
-                "order.placed",
-                3,
-                "{\"total\": 12}".getBytes(StandardCharsets.UTF_8),
-                "application/json",
-                Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
-                null,
-                queue,
-                Instant.now().truncatedTo(ChronoUnit.MICROS),
-                1,
-                null);
+        return ClaimedEvents.claimed("order", "o-1", "order.placed", e -> {
+            e.version = 3;
+            e.json("{\"total\": 12}");
+            e.headers = Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+            e.destination = queue;
+        });
     }
 
     private static String env(String name, String fallback) {
