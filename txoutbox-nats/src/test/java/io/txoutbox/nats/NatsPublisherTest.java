@@ -20,6 +20,7 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.PublisherContract;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -41,8 +42,8 @@ import org.junit.jupiter.api.Test;
  * (4222). Every test makes streams of its own (memory storage, unique names) and deletes them.
  */
 class NatsPublisherTest extends PublisherContract {
-    private static final String HOST = LocalPostgres.env("TXOUTBOX_NATS_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(LocalPostgres.env("TXOUTBOX_NATS_PORT", "4222"));
+    private static final String HOST = TestEnv.get("TXOUTBOX_NATS_HOST", "127.0.0.1");
+    private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_NATS_PORT", "4222"));
 
     private static HikariDataSource dataSource;
     private static Connection admin;

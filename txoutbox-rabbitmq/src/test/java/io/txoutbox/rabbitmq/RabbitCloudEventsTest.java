@@ -16,6 +16,7 @@ import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.ClaimedEvents;
 import java.net.URI;
 import java.time.Duration;
@@ -34,8 +35,8 @@ import org.junit.jupiter.api.Test;
  * cloudEvents_} or {@code cloudEvents:} prefix, {@code content-type} for {@code datacontenttype}).
  */
 class RabbitCloudEventsTest {
-    private static final String HOST = env("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(env("TXOUTBOX_RABBIT_PORT", "5672"));
+    private static final String HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
+    private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_RABBIT_PORT", "5672"));
 
     @Test
     void messages_arrive_as_binary_mode_cloudevents_of_the_amqp_binding() throws Exception {
@@ -132,10 +133,5 @@ class RabbitCloudEventsTest {
             e.headers = Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
             e.destination = queue;
         });
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

@@ -13,6 +13,7 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -34,8 +35,8 @@ import org.junit.jupiter.api.Test;
  * guest/guest). Each test publishes to a direct exchange of its own, deleted afterwards.
  */
 class RabbitPublisherTest extends PublisherContract {
-    private static final String HOST = LocalPostgres.env("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(LocalPostgres.env("TXOUTBOX_RABBIT_PORT", "5672"));
+    private static final String HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
+    private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_RABBIT_PORT", "5672"));
 
     private static HikariDataSource dataSource;
     private static Connection admin;

@@ -10,10 +10,10 @@ import com.zaxxer.hikari.HikariDataSource;
  */
 public final class LocalPostgres {
     /** The JDBC URL: {@code TXOUTBOX_PG_URL}, or the local server's database {@code test}. */
-    public static final String URL = env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
+    public static final String URL = TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
 
     /** The user: {@code TXOUTBOX_PG_USER}, or {@code postgres}. */
-    public static final String USER = env("TXOUTBOX_PG_USER", "postgres");
+    public static final String USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
 
     private LocalPostgres() {}
 
@@ -47,15 +47,5 @@ public final class LocalPostgres {
         config.setMaximumPoolSize(maximumPoolSize);
         config.setMinimumIdle(0);
         return config;
-    }
-
-    /**
-     * @param name an environment variable
-     * @param fallback what stands when it is unset or blank
-     * @return its value, or {@code fallback}
-     */
-    public static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }
