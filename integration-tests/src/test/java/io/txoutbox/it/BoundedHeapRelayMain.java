@@ -3,15 +3,8 @@ package io.txoutbox.it;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Outbox;
 import io.txoutbox.relay.Relay;
-import io.txoutbox.spi.ClaimedEvent;
-import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -29,22 +22,11 @@ public final class BoundedHeapRelayMain {
         String brokerTable = args[2];
         HikariDataSource dataSource = database.dataSource();
         Outbox outbox = Outbox.builder(dataSource).table(table).build();
-        Publisher intoTable = batch -> {
-            List<PublishOutcome> outcomes = new ArrayList<>();
-            try (Connection c = dataSource.getConnection();
-                    PreparedStatement ps =
-                            c.prepareStatement("INSERT INTO " + brokerTable + " (event_id, bytes) VALUES (?, ?)")) {
-                for (ClaimedEvent event : batch) {
+        Publisher intoTable = batch -> CompletableFuture.completedFuture(BrokerTable.insertEach(
+                dataSource, "INSERT INTO " + brokerTable + " (event_id, bytes) VALUES (?, ?)", batch, (ps, event) -> {
                     ps.setString(1, event.id().toString());
                     ps.setInt(2, event.payload().length);
-                    ps.executeUpdate();
-                    outcomes.add(PublishOutcome.PUBLISHED);
-                }
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
-            return CompletableFuture.completedFuture(outcomes);
-        };
+                }));
         Relay relay = outbox.relay(intoTable)
                 .name("bounded")
                 .listen(false)

@@ -37,6 +37,34 @@ final class BrokerTable implements Publisher {
         this.random = new SplittableRandom(seed);
     }
 
+    /** Binds one event to the parameters of an insert. */
+    interface Binder {
+        void bind(PreparedStatement ps, ClaimedEvent event) throws SQLException;
+    }
+
+    /**
+     * A plainer broker table, for the relay processes: one insert per event, each committed on its own.
+     *
+     * @param insert the insert, with the parameters {@code binder} sets
+     * @return {@code PUBLISHED} for every event, once all are stored
+     * @throws IllegalStateException when an insert fails
+     */
+    static List<PublishOutcome> insertEach(
+            DataSource dataSource, String insert, List<ClaimedEvent> batch, Binder binder) {
+        List<PublishOutcome> outcomes = new ArrayList<>();
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(insert)) {
+            for (ClaimedEvent event : batch) {
+                binder.bind(ps, event);
+                ps.executeUpdate();
+                outcomes.add(PublishOutcome.PUBLISHED);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return outcomes;
+    }
+
     static void create(DatabaseTest test, TestDatabase db, String table) {
         test.execute("CREATE TABLE " + table + " (" + db.autoKey("recv") + ", event_id varchar(36) NOT NULL,"
                 + " aggregate_id varchar(255) NOT NULL, payload varchar(1000) NOT NULL)");

@@ -3,14 +3,9 @@ package io.txoutbox.it;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Outbox;
 import io.txoutbox.relay.Relay;
-import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -33,18 +28,11 @@ public final class CrashingRelayMain {
         HikariDataSource dataSource = database.dataSource();
         Outbox outbox = Outbox.builder(dataSource).table(table).build();
         Publisher confirmThenDie = batch -> {
-            List<PublishOutcome> outcomes = new ArrayList<>();
-            try (Connection c = dataSource.getConnection();
-                    PreparedStatement ps =
-                            c.prepareStatement("INSERT INTO " + brokerTable + " (event_id) VALUES (?)")) {
-                for (ClaimedEvent event : batch) {
-                    ps.setString(1, event.id().toString());
-                    ps.executeUpdate();
-                    outcomes.add(PublishOutcome.PUBLISHED);
-                }
-            } catch (SQLException e) {
-                throw new IllegalStateException(e);
-            }
+            List<PublishOutcome> outcomes = BrokerTable.insertEach(
+                    dataSource,
+                    "INSERT INTO " + brokerTable + " (event_id) VALUES (?)",
+                    batch,
+                    (ps, event) -> ps.setString(1, event.id().toString()));
             // The broker has confirmed every event; the relay dies before it can mark them.
             Runtime.getRuntime().halt(EXIT_CODE);
             return CompletableFuture.completedFuture(outcomes);

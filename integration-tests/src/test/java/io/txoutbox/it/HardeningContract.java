@@ -19,6 +19,7 @@ import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
 import io.txoutbox.test.RecordingPublisher;
+import io.txoutbox.test.SlowBroker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -35,13 +36,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -432,8 +428,7 @@ abstract class HardeningContract extends DatabaseTest {
                     .get(0)
                     .id());
         }
-        ScheduledExecutorService broker = Executors.newSingleThreadScheduledExecutor();
-        Map<UUID, AtomicInteger> published = new ConcurrentHashMap<>();
+        SlowBroker broker = new SlowBroker();
         AtomicBoolean first = new AtomicBoolean(true);
         // Like a client connecting on its first publish: the first call blocks 2.5 s before returning; every
         // confirmation takes 1 s; a cancelled send is not delivered (the relay gave up on it in time).
@@ -441,21 +436,7 @@ abstract class HardeningContract extends DatabaseTest {
             if (first.getAndSet(false)) {
                 sleep(2_500);
             }
-            CompletableFuture<List<PublishOutcome>> confirmed = new CompletableFuture<>();
-            broker.schedule(
-                    () -> {
-                        if (!confirmed.isCancelled()) {
-                            batch.forEach(e -> published
-                                    .computeIfAbsent(e.id(), k -> new AtomicInteger())
-                                    .incrementAndGet());
-                            confirmed.complete(batch.stream()
-                                    .map(e -> PublishOutcome.PUBLISHED)
-                                    .toList());
-                        }
-                    },
-                    1_000,
-                    TimeUnit.MILLISECONDS);
-            return confirmed;
+            return broker.confirmAfter(batch, Duration.ofMillis(1_000));
         };
         Relay.Builder relays = outbox.relay(slowFirstCall)
                 .leaseDuration(Duration.ofSeconds(3))
@@ -469,12 +450,12 @@ abstract class HardeningContract extends DatabaseTest {
             b.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> rows(outbox) == 0);
         } finally {
-            broker.shutdownNow();
+            broker.close();
         }
+        Map<UUID, Integer> published = broker.deliveries();
         assertThat(published.keySet()).containsExactlyInAnyOrderElementsOf(ids);
         assertThat(published)
-                .allSatisfy(
-                        (id, n) -> assertThat(n.get()).as("publishes of %s", id).isEqualTo(1));
+                .allSatisfy((id, n) -> assertThat(n).as("publishes of %s", id).isEqualTo(1));
     }
 
     @Test

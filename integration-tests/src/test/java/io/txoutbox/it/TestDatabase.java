@@ -2,6 +2,7 @@ package io.txoutbox.it;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.TestEnv;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -18,12 +19,12 @@ import java.util.UUID;
  */
 enum TestDatabase {
     POSTGRES(
-            env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"),
-            env("TXOUTBOX_PG_USER", "postgres"),
+            TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"),
+            TestEnv.get("TXOUTBOX_PG_USER", "postgres"),
             "now()"),
     MARIADB(
-            env("TXOUTBOX_MARIADB_URL", "jdbc:mariadb://localhost:3306/test"),
-            env("TXOUTBOX_MARIADB_USER", "root"),
+            TestEnv.get("TXOUTBOX_MARIADB_URL", "jdbc:mariadb://localhost:3306/test"),
+            TestEnv.get("TXOUTBOX_MARIADB_USER", "root"),
             "UTC_TIMESTAMP(6)"),
     H2("jdbc:h2:file:./target/h2/txoutbox;AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000", "sa", "CURRENT_TIMESTAMP");
 
@@ -87,10 +88,5 @@ enum TestDatabase {
         }
         OffsetDateTime t = rs.getObject(index, OffsetDateTime.class);
         return t == null ? null : t.toInstant();
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

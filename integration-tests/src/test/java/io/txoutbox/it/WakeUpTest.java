@@ -315,13 +315,7 @@ class WakeUpTest extends DatabaseTest {
                 .build());
         RecordingPublisher broker = new RecordingPublisher();
         AtomicLong batches = new AtomicLong();
-        Relay relay = closing(relaySide
-                .relay(broker)
-                .pollInterval(POLL)
-                .minPollInterval(POLL)
-                .listener(countingBatches(batches))
-                .build());
-        relay.start();
+        startCountingBatches(relaySide, broker, batches);
         awaitListening(relaySide);
         int events = 2_000;
         for (int i = 0; i < events; i++) {
@@ -331,9 +325,7 @@ class WakeUpTest extends DatabaseTest {
             awaitPublished(broker, id, i);
             LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(3)));
         }
-        // The last batch is reported after its mark, which may still be running when its event is published.
-        await().atMost(BOUND).until(() -> batches.get() >= events);
-        assertThat(batches.get()).as("wake cycles").isEqualTo(events);
+        assertOneWakeCyclePerEvent(batches, events);
     }
 
     /** The same race against the idle announcement, with rows inserted by plain JDBC under the trigger. */
@@ -343,31 +335,12 @@ class WakeUpTest extends DatabaseTest {
         Outbox outbox = closing(outboxBuilder().foreignWriterWakeups(true).build());
         RecordingPublisher broker = new RecordingPublisher();
         AtomicLong batches = new AtomicLong();
-        Relay relay = closing(outbox.relay(broker)
-                .pollInterval(POLL)
-                .minPollInterval(POLL)
-                .listener(countingBatches(batches))
-                .build());
-        relay.start();
+        startCountingBatches(outbox, broker, batches);
         awaitIdleAnnounced(outbox);
         int events = 1_000;
-        try (Connection c = otherProcessPool("writer").getConnection();
-                PreparedStatement ps = c.prepareStatement("INSERT INTO " + outbox.table()
-                        + " (id, aggregate_type, aggregate_id, event_type, payload) VALUES (?, 'order', ?,"
-                        + " 'order.placed', ?)")) {
-            for (int i = 0; i < events; i++) {
-                UUID id = UUID.randomUUID();
-                ps.setObject(1, id);
-                ps.setString(2, "o-" + i);
-                ps.setBytes(3, "{}".getBytes(StandardCharsets.UTF_8));
-                ps.executeUpdate();
-                awaitPublished(broker, id, i);
-                // Lands in the relay's mark, its next claim, its announcement (every 10 ms) or its sleep.
-                LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(15)));
-            }
-        }
-        await().atMost(BOUND).until(() -> batches.get() >= events);
-        assertThat(batches.get()).as("wake cycles").isEqualTo(events);
+        // Each pause lands in the relay's mark, its next claim, its announcement (every 10 ms) or its sleep.
+        insertEachAfterThePreviousWasPublished(outbox.table(), events, broker, 15);
+        assertOneWakeCyclePerEvent(batches, events);
     }
 
     /**
@@ -396,21 +369,7 @@ class WakeUpTest extends DatabaseTest {
                     outbox.relay(slow).pollInterval(POLL).minPollInterval(POLL).build());
             relay.start();
             awaitIdleAnnounced(outbox);
-            int events = 200;
-            try (Connection c = otherProcessPool("writer").getConnection();
-                    PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
-                            + " (id, aggregate_type, aggregate_id, event_type, payload) VALUES (?, 'order', ?,"
-                            + " 'order.placed', ?)")) {
-                for (int i = 0; i < events; i++) {
-                    UUID id = UUID.randomUUID();
-                    ps.setObject(1, id);
-                    ps.setString(2, "o-" + i);
-                    ps.setBytes(3, "{}".getBytes(StandardCharsets.UTF_8));
-                    ps.executeUpdate();
-                    awaitPublished(broker, id, i);
-                    LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(20)));
-                }
-            }
+            insertEachAfterThePreviousWasPublished(table, 200, broker, 20);
         } finally {
             execute("DROP TRIGGER IF EXISTS " + table + "_wake_zz_slow ON " + table);
             execute("DROP FUNCTION IF EXISTS " + table + "_slow()");
@@ -430,6 +389,48 @@ class WakeUpTest extends DatabaseTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** Starts a relay on {@code outbox} that polls only every {@code POLL} and counts its batches. */
+    private Relay startCountingBatches(Outbox outbox, Publisher broker, AtomicLong batches) {
+        Relay relay = closing(outbox.relay(broker)
+                .pollInterval(POLL)
+                .minPollInterval(POLL)
+                .listener(countingBatches(batches))
+                .build());
+        relay.start();
+        return relay;
+    }
+
+    /** Each event woke the relay for a batch of its own: none was left for the poll or joined another. */
+    private static void assertOneWakeCyclePerEvent(AtomicLong batches, int events) {
+        // The last batch is reported after its mark, which may still be running when its event is published.
+        await().atMost(BOUND).until(() -> batches.get() >= events);
+        assertThat(batches.get()).as("wake cycles").isEqualTo(events);
+    }
+
+    /**
+     * Inserts {@code events} rows by plain JDBC on a pool of another process, as a writer that is not
+     * txoutbox does, each after the previous one was published and a random pause of up to {@code
+     * maxPauseMillis}.
+     */
+    private void insertEachAfterThePreviousWasPublished(
+            String table, int events, RecordingPublisher broker, int maxPauseMillis) throws Exception {
+        try (Connection c = otherProcessPool("writer").getConnection();
+                PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
+                        + " (id, aggregate_type, aggregate_id, event_type, payload) VALUES (?, 'order', ?,"
+                        + " 'order.placed', ?)")) {
+            for (int i = 0; i < events; i++) {
+                UUID id = UUID.randomUUID();
+                ps.setObject(1, id);
+                ps.setString(2, "o-" + i);
+                ps.setBytes(3, "{}".getBytes(StandardCharsets.UTF_8));
+                ps.executeUpdate();
+                awaitPublished(broker, id, i);
+                LockSupport.parkNanos(
+                        ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(maxPauseMillis)));
+            }
+        }
+    }
 
     private static RelayListener countingBatches(AtomicLong batches) {
         return new RelayListener() {

@@ -78,12 +78,7 @@ class ClaimAndMarkConflictTest extends OutboxTableTest {
         List<Map.Entry<String, Throwable>> errors = new CopyOnWriteArrayList<>();
         try (Relay relay = outbox.relay(broker)
                 .pollInterval(Duration.ofMillis(200))
-                .listener(new RelayListener() {
-                    @Override
-                    public void onError(String relayName, String phase, Throwable error) {
-                        errors.add(Map.entry(phase, error));
-                    }
-                })
+                .listener(recordingErrors(errors))
                 .build()) {
             relay.start();
             await().atMost(Duration.ofSeconds(30)).until(() -> broker.publishedCount() >= appended.size());

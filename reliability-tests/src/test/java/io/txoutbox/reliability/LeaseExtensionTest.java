@@ -5,19 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.relay.Relay;
-import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.SlowBroker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -49,27 +43,12 @@ class LeaseExtensionTest extends OutboxTableTest {
                 + function + "()");
         UUID id = appendCommitted(outbox, List.of(event("o-1"))).get(0).id();
 
-        ScheduledExecutorService broker = Executors.newSingleThreadScheduledExecutor();
-        Map<UUID, AtomicInteger> published = new ConcurrentHashMap<>();
+        SlowBroker broker = new SlowBroker();
         CountDownLatch called = new CountDownLatch(1);
         // Confirms 1.8 s after the call: within the 2 s publish timeout, past the lease the claim left.
         Publisher confirmsIn1800Ms = batch -> {
             called.countDown();
-            CompletableFuture<List<PublishOutcome>> confirmed = new CompletableFuture<>();
-            broker.schedule(
-                    () -> {
-                        if (!confirmed.isCancelled()) {
-                            batch.forEach(e -> published
-                                    .computeIfAbsent(e.id(), k -> new AtomicInteger())
-                                    .incrementAndGet());
-                            confirmed.complete(batch.stream()
-                                    .map(e -> PublishOutcome.PUBLISHED)
-                                    .toList());
-                        }
-                    },
-                    1_800,
-                    TimeUnit.MILLISECONDS);
-            return confirmed;
+            return broker.confirmAfter(batch, Duration.ofMillis(1_800));
         };
         Relay.Builder relays = outbox.relay(confirmsIn1800Ms)
                 .leaseDuration(Duration.ofSeconds(3))
@@ -85,9 +64,10 @@ class LeaseExtensionTest extends OutboxTableTest {
             // publish of it has been counted.
             await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM " + outbox.table()) == 0);
         } finally {
-            broker.shutdownNow();
+            broker.close();
         }
+        Map<UUID, Integer> published = broker.deliveries();
         assertThat(published).containsOnlyKeys(id);
-        assertThat(published.get(id).get()).as("publishes").isEqualTo(1);
+        assertThat(published.get(id)).as("publishes").isEqualTo(1);
     }
 }

@@ -3,12 +3,14 @@ package io.txoutbox.reliability;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
+import io.txoutbox.spi.RelayListener;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -92,5 +94,15 @@ abstract class OutboxTableTest {
         UUID id = UUID.randomUUID();
         execute("INSERT INTO " + outbox.table() + " (id, " + columns + ") VALUES ('" + id + "', " + values + ")");
         return id;
+    }
+
+    /** @return a listener that adds each relay error to {@code errors}, as (phase, error) */
+    static RelayListener recordingErrors(List<Map.Entry<String, Throwable>> errors) {
+        return new RelayListener() {
+            @Override
+            public void onError(String relayName, String phase, Throwable error) {
+                errors.add(Map.entry(phase, error));
+            }
+        };
     }
 }

@@ -2,6 +2,7 @@ package io.txoutbox.reliability;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.TestEnv;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,8 +16,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * one role (relay, producer) with {@code pg_terminate_backend}.
  */
 final class Pg {
-    static final String URL = env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
-    static final String USER = env("TXOUTBOX_PG_USER", "postgres");
+    static final String URL = TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
+    static final String USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
 
     private Pg() {}
 
@@ -84,10 +85,5 @@ final class Pg {
     static void dropOutbox(javax.sql.DataSource ds, String table) {
         execute(ds, "DROP TABLE IF EXISTS " + table + " CASCADE");
         execute(ds, "DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

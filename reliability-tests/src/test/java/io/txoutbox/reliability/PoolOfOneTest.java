@@ -7,7 +7,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.relay.Relay;
-import io.txoutbox.spi.RelayListener;
 import io.txoutbox.test.RecordingPublisher;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,12 +67,7 @@ class PoolOfOneTest extends OutboxTableTest {
             try (Relay relay = outbox.relay(broker)
                     .listen(true)
                     .pollInterval(Duration.ofMillis(200))
-                    .listener(new RelayListener() {
-                        @Override
-                        public void onError(String relayName, String phase, Throwable error) {
-                            errors.add(Map.entry(phase, error));
-                        }
-                    })
+                    .listener(recordingErrors(errors))
                     .build()) {
                 relay.start();
                 // The LISTEN connection takes the only connection; the next claim times out on the pool,

@@ -52,6 +52,17 @@ final class Producers {
         this.seed = seed;
     }
 
+    /** Adds one event to a transaction's events and its record to what the ledger will hold. */
+    private static void add(
+            List<OutboxEvent> events, List<Appended> records, String aggregateId, long seq, String payload) {
+        OutboxEvent event = OutboxEvent.builder("chaos.happened")
+                .aggregate("order", aggregateId)
+                .jsonPayload(payload)
+                .build();
+        events.add(event);
+        records.add(new Appended(event.id(), aggregateId, seq, payload));
+    }
+
     void start() {
         for (int t = 0; t < threads; t++) {
             int producer = t;
@@ -110,12 +121,7 @@ final class Producers {
                 long seq = nextSeq[a]++;
                 String payload = "{\"producer\":" + producer + ",\"aggregate\":\"" + aggregateId + "\",\"seq\":" + seq
                         + ",\"pad\":\"" + "x".repeat(random.nextInt(200)) + "\"}";
-                OutboxEvent event = OutboxEvent.builder("chaos.happened")
-                        .aggregate("order", aggregateId)
-                        .jsonPayload(payload)
-                        .build();
-                events.add(event);
-                records.add(new Appended(event.id(), aggregateId, seq, payload));
+                add(events, records, aggregateId, seq, payload);
             }
             boolean rollback = random.nextInt(100) < 8;
             long commitDelay = random.nextInt(100) < 30 ? random.nextInt(15) : 0;
@@ -192,12 +198,7 @@ final class Producers {
                 String aggregateId = ordered ? "burst-a" + a : "a" + a;
                 long seq = burstSeq[a]++;
                 String payload = "{\"producer\":\"burst\",\"aggregate\":\"" + aggregateId + "\",\"seq\":" + seq + "}";
-                OutboxEvent event = OutboxEvent.builder("chaos.happened")
-                        .aggregate("order", aggregateId)
-                        .jsonPayload(payload)
-                        .build();
-                batch.add(event);
-                records.add(new Appended(event.id(), aggregateId, seq, payload));
+                add(batch, records, aggregateId, seq, payload);
             }
             TxOutcome outcome = run(batch, false, 0);
             ledger.record(records, outcome);

@@ -1,9 +1,15 @@
 package io.txoutbox.cloudevents;
 
 import io.cloudevents.CloudEvent;
+import io.cloudevents.CloudEventData;
+import io.cloudevents.SpecVersion;
 import io.cloudevents.core.builder.CloudEventBuilder;
+import io.cloudevents.core.format.EventFormat;
+import io.cloudevents.core.message.MessageWriter;
 import io.cloudevents.core.v1.CloudEventV1;
 import io.cloudevents.jackson.JsonFormat;
+import io.cloudevents.rw.CloudEventContextWriter;
+import io.cloudevents.rw.CloudEventWriter;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
@@ -20,6 +26,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * How an outbox event becomes a <a href="https://github.com/cloudevents/spec">CloudEvent 1.0</a>: the
@@ -128,6 +135,42 @@ public final class CloudEventsMapping {
      */
     public CloudEvent toCloudEvent(ClaimedEvent event) {
         return builderOf(event).build();
+    }
+
+    /**
+     * The event's attributes as a binary content mode binding writes them: {@code specversion} first,
+     * then every other attribute and extension in the SDK's order, each in its canonical string form, not
+     * yet prefixed or encoded for a protocol. A binding for a protocol the SDK has none for (NATS, AMQP
+     * 0-9-1) names and encodes them its way.
+     *
+     * @param event a claimed event
+     * @return the attributes by name, in order
+     * @throws IllegalArgumentException when the event cannot be a valid CloudEvent
+     */
+    public Map<String, String> binaryAttributes(ClaimedEvent event) {
+        AttributesWriter writer = new AttributesWriter();
+        writer.writeBinary(toCloudEvent(event));
+        return writer.attributes;
+    }
+
+    /**
+     * The headers of binary content mode for a binding that carries every attribute as a header named
+     * {@code <prefix><attribute>} ({@code datacontenttype} included): {@code specversion} as it is, every
+     * other value through {@code encode}; then the {@link #otherHeaders}, unless a name is taken.
+     *
+     * @param event a claimed event
+     * @param prefix the binding's header-name prefix, for example {@code ce-}
+     * @param encode how the binding encodes a value, for example {@link #percentEncode}
+     * @return the headers, in order
+     * @throws IllegalArgumentException when the event cannot be a valid CloudEvent
+     */
+    public Map<String, String> binaryHeaders(ClaimedEvent event, String prefix, UnaryOperator<String> encode) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        binaryAttributes(event)
+                .forEach((name, value) -> headers.put(
+                        prefix + name, CloudEventV1.SPECVERSION.equals(name) ? value : encode.apply(value)));
+        otherHeaders(event).forEach(headers::putIfAbsent);
+        return headers;
     }
 
     /**
@@ -288,6 +331,39 @@ public final class CloudEventsMapping {
                                 + " at index " + e.getIndex());
             }
             return new CloudEventsMapping(uri, dataSchema);
+        }
+    }
+
+    /** Collects the attributes of a binary-mode write, on the SDK's {@link MessageWriter} SPI. */
+    private static final class AttributesWriter
+            implements MessageWriter<AttributesWriter, Void>, CloudEventWriter<Void> {
+        private final Map<String, String> attributes = new LinkedHashMap<>();
+
+        @Override
+        public AttributesWriter create(SpecVersion version) {
+            attributes.put(CloudEventV1.SPECVERSION, version.toString());
+            return this;
+        }
+
+        @Override
+        public CloudEventContextWriter withContextAttribute(String name, String value) {
+            attributes.put(name, value);
+            return this;
+        }
+
+        @Override
+        public Void end(CloudEventData data) {
+            return null; // the body is the payload, sent as it is
+        }
+
+        @Override
+        public Void end() {
+            return null;
+        }
+
+        @Override
+        public Void setEvent(EventFormat format, byte[] value) {
+            throw new UnsupportedOperationException("binary content mode only");
         }
     }
 }

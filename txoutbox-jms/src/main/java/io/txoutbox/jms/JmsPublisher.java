@@ -5,10 +5,11 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.PublisherThreads;
+import io.txoutbox.transport.Settings;
 import jakarta.jms.CompletionListener;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionFactory;
-import jakarta.jms.DeliveryMode;
 import jakarta.jms.Destination;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
@@ -24,7 +25,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
@@ -71,7 +71,6 @@ public final class JmsPublisher implements Publisher {
     }
 
     private static final Logger log = LoggerFactory.getLogger(JmsPublisher.class);
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final long FIRST_RECONNECT_MILLIS = 100;
     private static final long MAX_RECONNECT_MILLIS = 5_000;
     /** Beyond the lanes' own deadline: how long a lane stuck in a provider call may take to give up. */
@@ -103,26 +102,19 @@ public final class JmsPublisher implements Publisher {
         this.router = b.router;
         this.publishTimeout = b.publishTimeout;
         this.asyncSend = b.asyncSend;
-        int instance = INSTANCES.incrementAndGet();
         this.description = "JmsPublisher[" + factory.getClass().getName()
                 + (username == null ? "" : ", user=" + username + ", password=****")
                 + ", destinationType=" + destinationType + ", sessions=" + b.sessions + ", asyncSend=" + b.asyncSend
                 + ", publishTimeout=" + publishTimeout.toMillis() + " ms]";
+        String prefix = PublisherThreads.prefix("jms");
         this.lanes = new ExecutorService[b.sessions];
         for (int i = 0; i < lanes.length; i++) {
-            String name = "txoutbox-jms-" + instance + "-lane-" + (i + 1);
-            lanes[i] = Executors.newSingleThreadExecutor(r -> daemon(r, name));
+            String name = prefix + "lane-" + (i + 1);
+            lanes[i] = Executors.newSingleThreadExecutor(r -> PublisherThreads.daemon(r, name));
         }
-        String prefix = "txoutbox-jms-" + instance + "-";
-        this.connector = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, prefix + "connector"));
-        AtomicInteger closers = new AtomicInteger();
-        this.closer = Executors.newCachedThreadPool(r -> daemon(r, prefix + "closer-" + closers.incrementAndGet()));
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
+        this.connector =
+                Executors.newSingleThreadScheduledExecutor(r -> PublisherThreads.daemon(r, prefix + "connector"));
+        this.closer = Executors.newCachedThreadPool(PublisherThreads.daemonThreads(prefix + "closer-"));
     }
 
     /** @return a builder; give at least {@link Builder#connectionFactory(ConnectionFactory)} */
@@ -301,14 +293,7 @@ public final class JmsPublisher implements Publisher {
             Completion completion = new Completion(pending, index, destination);
             pending.expect(index);
             try {
-                session.producer()
-                        .send(
-                                destination,
-                                message,
-                                DeliveryMode.PERSISTENT,
-                                Message.DEFAULT_PRIORITY,
-                                Message.DEFAULT_TIME_TO_LIVE,
-                                completion);
+                session.send(destination, message, completion);
             } catch (UnsupportedOperationException e) {
                 pending.forget(index);
                 useSynchronousSends("the provider does not support asynchronous send (" + e + ")");
@@ -326,13 +311,7 @@ public final class JmsPublisher implements Publisher {
             int index,
             AtomicReferenceArray<PublishOutcome> outcomes)
             throws JMSException {
-        session.producer()
-                .send(
-                        destination,
-                        message,
-                        DeliveryMode.PERSISTENT,
-                        Message.DEFAULT_PRIORITY,
-                        Message.DEFAULT_TIME_TO_LIVE);
+        session.send(destination, message);
         outcomes.compareAndSet(index, null, PublishOutcome.PUBLISHED);
     }
 
@@ -641,16 +620,7 @@ public final class JmsPublisher implements Publisher {
                     null,
                     "JmsPublisher.Builder.destinationType is null");
             require(router != null, "JmsPublisher.Builder.router", null, "JmsPublisher.Builder.router is null");
-            require(
-                    publishTimeout != null && !publishTimeout.isNegative() && !publishTimeout.isZero(),
-                    "JmsPublisher.Builder.publishTimeout",
-                    "> 0",
-                    "JmsPublisher.Builder.publishTimeout must be positive, not " + publishTimeout);
-            require(
-                    publishTimeout.compareTo(Duration.ofMinutes(10)) <= 0,
-                    "JmsPublisher.Builder.publishTimeout",
-                    "10 minutes",
-                    "JmsPublisher.Builder.publishTimeout is " + publishTimeout + "; at most 10 minutes");
+            Settings.checkTimeout(publishTimeout, "JmsPublisher.Builder.publishTimeout");
             require(
                     sessions >= 1 && sessions <= 64,
                     "JmsPublisher.Builder.sessions",
@@ -701,9 +671,7 @@ public final class JmsPublisher implements Publisher {
         }
 
         private static void require(boolean condition, String field, String limit, String message) {
-            if (!condition) {
-                throw new OutboxValidationException(field, limit, message);
-            }
+            Settings.check(condition, field, limit, message);
         }
 
         /** @return the settings, with the password masked */

@@ -2,7 +2,9 @@ package io.txoutbox.jms;
 
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
+import io.txoutbox.transport.ContentTypes;
 import jakarta.jms.BytesMessage;
+import jakarta.jms.CompletionListener;
 import jakarta.jms.Connection;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.Destination;
@@ -11,10 +13,6 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -26,6 +24,8 @@ final class LaneSession {
     static final String QUEUE_SCHEME = "queue://";
     static final String TOPIC_SCHEME = "topic://";
     private static final int MAX_CACHED_DESTINATIONS = 1_024;
+    private static final int PERSISTENT = DeliveryMode.PERSISTENT;
+    private static final long NEVER_EXPIRES = Message.DEFAULT_TIME_TO_LIVE;
 
     private final Session session;
     private final MessageProducer producer;
@@ -48,8 +48,14 @@ final class LaneSession {
         }
     }
 
-    MessageProducer producer() {
-        return producer;
+    /** Sends persistently, at the default priority, never expiring; returns once the provider has it. */
+    void send(Destination destination, Message message) throws JMSException {
+        producer.send(destination, message, PERSISTENT, Message.DEFAULT_PRIORITY, NEVER_EXPIRES);
+    }
+
+    /** Sends as {@link #send(Destination, Message)} does, and tells {@code done} when the provider has it. */
+    void send(Destination destination, Message message, CompletionListener done) throws JMSException {
+        producer.send(destination, message, PERSISTENT, Message.DEFAULT_PRIORITY, NEVER_EXPIRES, done);
     }
 
     /** @return the destination a route names: {@code queue://name}, {@code topic://name}, or a bare name */
@@ -86,7 +92,7 @@ final class LaneSession {
      */
     Message message(ClaimedEvent event) throws JMSException {
         Message message;
-        String text = ContentTypes.isText(event.contentType()) ? strictUtf8(event.payload()) : null;
+        String text = ContentTypes.isText(event.contentType()) ? ContentTypes.utf8OrNull(event.payload()) : null;
         if (text != null) {
             message = session.createTextMessage(text);
         } else {
@@ -113,19 +119,6 @@ final class LaneSession {
             session.close();
         } catch (JMSException | RuntimeException e) {
             // The session or its connection is already broken: nothing left to release.
-        }
-    }
-
-    private static String strictUtf8(byte[] payload) {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(payload))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            return null;
         }
     }
 }

@@ -1,8 +1,8 @@
 package io.txoutbox.jms;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -21,13 +21,7 @@ class JmsPublisherContractTest extends PublisherContract {
     @BeforeAll
     static void start() {
         Artemis.address();
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
-        config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
-        config.setPoolName("jms-contract");
-        config.setMaximumPoolSize(4);
-        config.setMinimumIdle(0);
-        dataSource = new HikariDataSource(config);
+        dataSource = LocalPostgres.pool("jms-contract");
     }
 
     @AfterAll
@@ -57,10 +51,5 @@ class JmsPublisherContractTest extends PublisherContract {
     @Override
     protected DataSource outboxDataSource() {
         return dataSource;
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

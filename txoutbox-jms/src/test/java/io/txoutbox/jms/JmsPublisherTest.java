@@ -11,6 +11,7 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.test.TcpProxy;
+import io.txoutbox.test.transport.ClaimedEvents;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.DeliveryMode;
 import jakarta.jms.Message;
@@ -51,10 +52,10 @@ class JmsPublisherTest {
         byte[] binary = {0, 1, 2, (byte) 0xFF, (byte) 0xFE, 10};
         byte[] latin1 = "caf\u00e9".getBytes(StandardCharsets.ISO_8859_1);
         List<ClaimedEvent> batch = List.of(
-                Events.event(
+                ClaimedEvents.event(
                         "agg-1", "{\"total\":12}".getBytes(StandardCharsets.UTF_8), "application/json", headers, queue),
-                Events.event("agg-2", binary, "application/octet-stream", headers, queue),
-                Events.event("agg-3", latin1, "text/plain", headers, queue));
+                ClaimedEvents.event("agg-2", binary, "application/octet-stream", headers, queue),
+                ClaimedEvents.event("agg-3", latin1, "text/plain", headers, queue));
         try (Publisher publisher = direct().build()) {
             assertThat(publish(publisher, batch)).containsOnly(PublishOutcome.PUBLISHED);
         }
@@ -89,7 +90,7 @@ class JmsPublisherTest {
         Inbox inbox = inbox(Inbox.queue(queue));
         List<ClaimedEvent> batch = new ArrayList<>();
         for (int i = 0; i < 60; i++) {
-            batch.add(Events.event(
+            batch.add(ClaimedEvents.event(
                     "agg-" + (i % 6),
                     ("{\"n\":" + i + "}").getBytes(StandardCharsets.UTF_8),
                     "application/json",
@@ -119,7 +120,7 @@ class JmsPublisherTest {
         String topic = Artemis.randomName("txoutbox-topic-");
         Inbox first = inbox(Inbox.topic(topic));
         Inbox second = inbox(Inbox.topic(topic));
-        List<ClaimedEvent> batch = Events.batch(3, "topic://" + topic);
+        List<ClaimedEvent> batch = ClaimedEvents.batch(3, "topic://" + topic);
         try (Publisher publisher = direct().build()) {
             assertThat(publish(publisher, batch)).containsOnly(PublishOutcome.PUBLISHED);
         }
@@ -142,9 +143,9 @@ class JmsPublisherTest {
         String queue = Artemis.randomName("txoutbox-rest-");
         Inbox inbox = inbox(Inbox.queue(queue));
         String forbidden = Artemis.randomName(Artemis.FORBIDDEN_PREFIX);
-        List<ClaimedEvent> batch = new ArrayList<>(Events.batch(3, queue));
-        batch.set(1, Events.batch(1, forbidden).get(0));
-        batch.add(Events.batch(1, "queue://  ").get(0));
+        List<ClaimedEvent> batch = new ArrayList<>(ClaimedEvents.batch(3, queue));
+        batch.set(1, ClaimedEvents.batch(1, forbidden).get(0));
+        batch.add(ClaimedEvents.batch(1, "queue://  ").get(0));
         try (Publisher publisher = builder.build()) {
             List<PublishOutcome> outcomes = publish(publisher, batch);
 
@@ -181,7 +182,7 @@ class JmsPublisherTest {
     void synchronous_sends_are_confirmed_one_by_one() throws Exception {
         String queue = Artemis.randomName("txoutbox-syncsend-");
         Inbox inbox = inbox(Inbox.queue(queue));
-        List<ClaimedEvent> batch = Events.batch(10, queue);
+        List<ClaimedEvent> batch = ClaimedEvents.batch(10, queue);
         try (JmsPublisher publisher = direct().sessions(2).build()) {
             assertThat(publish(publisher, batch)).containsOnly(PublishOutcome.PUBLISHED);
         }
@@ -193,7 +194,7 @@ class JmsPublisherTest {
     void a_provider_unreachable_at_build_is_connected_in_the_background_and_publish_answers_at_once() throws Exception {
         String queue = Artemis.randomName("txoutbox-late-");
         Inbox inbox = inbox(Inbox.queue(queue));
-        List<ClaimedEvent> batch = Events.batch(3, queue);
+        List<ClaimedEvent> batch = ClaimedEvents.batch(3, queue);
         InetSocketAddress broker = Artemis.address();
         try (TcpProxy proxy = new TcpProxy(broker.getHostString(), broker.getPort())) {
             proxy.cut();

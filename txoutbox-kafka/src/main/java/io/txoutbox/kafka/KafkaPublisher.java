@@ -8,6 +8,7 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.PublisherThreads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -123,13 +124,8 @@ public final class KafkaPublisher implements Publisher {
             this.producer = given;
             this.confirmWait = Duration.ofMinutes(3);
         }
-        ThreadPoolExecutor executor =
-                new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
-                    Thread t = new Thread(r, name);
-                    t.setDaemon(true);
-                    return t;
-                });
-        this.sender = executor;
+        this.sender = new ThreadPoolExecutor(
+                0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> PublisherThreads.daemon(r, name));
     }
 
     /** @return a builder; {@link Builder#bootstrapServers} or {@link Builder#producer} is required */
@@ -318,15 +314,7 @@ public final class KafkaPublisher implements Publisher {
             return;
         }
         closed = true;
-        sender.shutdown();
-        try {
-            if (!sender.awaitTermination(confirmWait.toMillis(), TimeUnit.MILLISECONDS)) {
-                sender.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            sender.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        PublisherThreads.stop(sender, confirmWait);
         if (ownsProducer) {
             closeQuietly(producer, requestTimeout);
         }

@@ -16,34 +16,33 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.test.kafka.KafkaBroker;
+import io.txoutbox.test.kafka.SharedKafka;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The opt-in CloudEvents format, read back from the real broker with the CloudEvents SDK's Kafka readers. */
-@ExtendWith(RealKafka.class)
+@ExtendWith(SharedKafka.class)
 class KafkaCloudEventsTest {
     private static final CloudEventsMapping MAPPING = CloudEventsMapping.source("https://orders.example.com/outbox");
 
     @Test
     void events_arrive_as_binary_mode_cloudevents_that_the_sdk_reads_back() throws Exception {
         String topic = KafkaBroker.newTopic("ce");
-        RealKafka.broker().createTopic(topic, 1);
+        SharedKafka.broker().createTopic(topic, 1);
         ClaimedEvent placed = event("o-1", topic, "{\"total\": 12}");
         ClaimedEvent paid = event("o-2", topic, "{\"paid\":true}");
-        try (TopicReader reader = new TopicReader(RealKafka.broker().bootstrapServers(), topic);
+        try (TopicReader reader = new TopicReader(SharedKafka.broker().bootstrapServers(), topic);
                 KafkaPublisher publisher = KafkaPublisher.builder()
-                        .bootstrapServers(RealKafka.broker().bootstrapServers())
+                        .bootstrapServers(SharedKafka.broker().bootstrapServers())
                         .cloudEvents(MAPPING)
                         .build()) {
             assertThat(publisher
@@ -102,19 +101,12 @@ class KafkaCloudEventsTest {
     }
 
     static ClaimedEvent event(String aggregateId, String topic, String json) {
-        return new ClaimedEvent(
-                UUID.randomUUID(),
-                "order",
-                aggregateId,
-                "order.placed",
-                2,
-                json.getBytes(StandardCharsets.UTF_8),
-                "application/json",
-                Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "x-own", "mine"),
-                null,
-                topic,
-                Instant.now().truncatedTo(ChronoUnit.MICROS),
-                1,
-                null);
+        return ClaimedEvents.claimed("order", aggregateId, "order.placed", e -> {
+            e.version = 2;
+            e.json(json);
+            e.headers =
+                    Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "x-own", "mine");
+            e.destination = topic;
+        });
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.kafka.SharedKafka;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the contract's proxy: the broker's {@code PROXIED} listener advertises the proxy's port, so even the
  * connections the producer opens after bootstrap pass through it, and a cut really cuts.
  */
-@ExtendWith(RealKafka.class)
+@ExtendWith(SharedKafka.class)
 class KafkaPublisherContractTest extends PublisherContract {
     private static HikariDataSource dataSource;
 
@@ -35,12 +36,12 @@ class KafkaPublisherContractTest extends PublisherContract {
 
     @Override
     protected InetSocketAddress brokerAddress() {
-        return RealKafka.broker().proxiedTarget();
+        return SharedKafka.broker().proxiedTarget();
     }
 
     @Override
     protected int proxyPort() {
-        return RealKafka.broker().proxyPort();
+        return SharedKafka.broker().proxyPort();
     }
 
     @Override
@@ -55,8 +56,8 @@ class KafkaPublisherContractTest extends PublisherContract {
 
     @Override
     protected Received subscribe(String destination) throws Exception {
-        RealKafka.broker().createTopic(destination, 1);
-        return new TopicReader(RealKafka.broker().bootstrapServers(), destination);
+        SharedKafka.broker().createTopic(destination, 1);
+        return new TopicReader(SharedKafka.broker().bootstrapServers(), destination);
     }
 
     @Override

@@ -9,15 +9,15 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Router;
 import io.txoutbox.test.kafka.KafkaBroker;
+import io.txoutbox.test.kafka.SharedKafka;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -28,13 +28,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** What the Kafka transport adds to the contract, against the same real broker. */
-@ExtendWith(RealKafka.class)
+@ExtendWith(SharedKafka.class)
 class KafkaPublisherTest {
 
     @Test
     void events_of_one_aggregate_arrive_in_order_within_their_partition() throws Exception {
         String topic = KafkaBroker.newTopic("order");
-        RealKafka.broker().createTopic(topic, 4);
+        SharedKafka.broker().createTopic(topic, 4);
         List<ClaimedEvent> events = new ArrayList<>();
         for (int seq = 0; seq < 20; seq++) {
             for (int aggregate = 0; aggregate < 6; aggregate++) {
@@ -42,7 +42,7 @@ class KafkaPublisherTest {
                         event("agg-" + aggregate, topic, ("{\"seq\":" + seq + "}").getBytes(StandardCharsets.UTF_8)));
             }
         }
-        try (TopicReader reader = new TopicReader(RealKafka.broker().bootstrapServers(), topic);
+        try (TopicReader reader = new TopicReader(SharedKafka.broker().bootstrapServers(), topic);
                 KafkaPublisher publisher = publisher()) {
             for (int from = 0; from < events.size(); from += 30) {
                 assertThat(publish(publisher, events.subList(from, from + 30)))
@@ -82,8 +82,8 @@ class KafkaPublisherTest {
     void a_record_over_the_brokers_message_max_bytes_goes_dead_with_the_reason_and_the_others_publish()
             throws Exception {
         String topic = KafkaBroker.newTopic("large");
-        RealKafka.broker().createTopic(topic, 1);
-        byte[] big = new byte[RealKafka.broker().maxMessageBytes() + 10_000];
+        SharedKafka.broker().createTopic(topic, 1);
+        byte[] big = new byte[SharedKafka.broker().maxMessageBytes() + 10_000];
         Arrays.fill(big, (byte) 'x');
         List<ClaimedEvent> batch = List.of(
                 event("a", topic, "{}".getBytes(StandardCharsets.UTF_8)),
@@ -111,7 +111,7 @@ class KafkaPublisherTest {
     @Test
     void a_router_that_gives_no_topic_makes_the_event_dead() throws Exception {
         try (KafkaPublisher publisher = KafkaPublisher.builder()
-                .bootstrapServers(RealKafka.broker().bootstrapServers())
+                .bootstrapServers(SharedKafka.broker().bootstrapServers())
                 .router(e -> "")
                 .build()) {
             List<PublishOutcome> outcomes = publish(publisher, List.of(event("a", null, new byte[0])));
@@ -124,11 +124,11 @@ class KafkaPublisherTest {
     void the_topic_is_the_prefixed_route_and_the_key_is_the_aggregate_id() throws Exception {
         String prefix = KafkaBroker.newTopic("prefix") + ".";
         String topic = prefix + "order";
-        RealKafka.broker().createTopic(topic, 1);
+        SharedKafka.broker().createTopic(topic, 1);
         ClaimedEvent placed = event("o-42", null, "{\"total\":12}".getBytes(StandardCharsets.UTF_8));
-        try (TopicReader reader = new TopicReader(RealKafka.broker().bootstrapServers(), topic);
+        try (TopicReader reader = new TopicReader(SharedKafka.broker().bootstrapServers(), topic);
                 KafkaPublisher publisher = KafkaPublisher.builder()
-                        .bootstrapServers(RealKafka.broker().bootstrapServers())
+                        .bootstrapServers(SharedKafka.broker().bootstrapServers())
                         .router(Router.BY_AGGREGATE_TYPE)
                         .topicPrefix(prefix)
                         .build()) {
@@ -144,7 +144,7 @@ class KafkaPublisherTest {
     @Test
     void a_broken_producer_makes_the_batch_retry_and_the_publisher_replaces_the_one_it_created() throws Exception {
         String topic = KafkaBroker.newTopic("broken");
-        RealKafka.broker().createTopic(topic, 1);
+        SharedKafka.broker().createTopic(topic, 1);
         try (KafkaPublisher publisher = publisher()) {
             assertThat(publish(publisher, batch(topic, 3))).containsOnly(PublishOutcome.PUBLISHED);
             Producer<byte[], byte[]> first = publisher.currentProducer();
@@ -162,11 +162,11 @@ class KafkaPublisherTest {
     @Test
     void a_producer_the_caller_gave_is_neither_replaced_nor_closed() throws Exception {
         String topic = KafkaBroker.newTopic("given");
-        RealKafka.broker().createTopic(topic, 1);
+        SharedKafka.broker().createTopic(topic, 1);
         try (KafkaProducer<byte[], byte[]> own = new KafkaProducer<>(
                 Map.of(
                         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                        RealKafka.broker().bootstrapServers(),
+                        SharedKafka.broker().bootstrapServers(),
                         ProducerConfig.ACKS_CONFIG,
                         "all"),
                 new ByteArraySerializer(),
@@ -196,7 +196,7 @@ class KafkaPublisherTest {
     @Test
     void a_topic_the_principal_may_not_write_goes_dead_as_not_authorized() throws Exception {
         String topic = KafkaBroker.newTopic("denied");
-        RealKafka.broker().createTopic(topic, 1);
+        SharedKafka.broker().createTopic(topic, 1);
         try (KafkaPublisher publisher = saslPublisher(KafkaBroker.SASL_PASSWORD)) {
             List<PublishOutcome> outcomes = publish(publisher, batch(topic, 2));
             assertThat(outcomes).extracting(PublishOutcome::outcome).containsOnly(Outcome.DEAD);
@@ -220,7 +220,7 @@ class KafkaPublisherTest {
 
     private static KafkaPublisher saslPublisher(String password) {
         return KafkaPublisher.builder()
-                .bootstrapServers(RealKafka.broker().saslBootstrapServers())
+                .bootstrapServers(SharedKafka.broker().saslBootstrapServers())
                 .producerProperty("security.protocol", "SASL_PLAINTEXT")
                 .producerProperty("sasl.mechanism", "PLAIN")
                 .producerProperty(
@@ -234,7 +234,7 @@ class KafkaPublisherTest {
 
     private static KafkaPublisher publisher() {
         return KafkaPublisher.builder()
-                .bootstrapServers(RealKafka.broker().bootstrapServers())
+                .bootstrapServers(SharedKafka.broker().bootstrapServers())
                 .build();
     }
 
@@ -251,19 +251,11 @@ class KafkaPublisherTest {
     }
 
     static ClaimedEvent event(String aggregateId, String destination, byte[] payload) {
-        return new ClaimedEvent(
-                UUID.randomUUID(),
-                "order",
-                aggregateId,
-                "order.placed",
-                1,
-                payload,
-                "application/json",
-                Map.of(MessageHeaders.CORRELATION_ID, "corr-" + aggregateId),
-                null,
-                destination,
-                Instant.now(),
-                1,
-                null);
+        return ClaimedEvents.claimed("order", aggregateId, "order.placed", e -> {
+            e.payload = payload;
+            e.contentType = "application/json";
+            e.headers = Map.of(MessageHeaders.CORRELATION_ID, "corr-" + aggregateId);
+            e.destination = destination;
+        });
     }
 }

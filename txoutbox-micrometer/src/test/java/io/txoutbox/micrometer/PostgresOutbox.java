@@ -1,9 +1,9 @@
 package io.txoutbox.micrometer;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
+import io.txoutbox.test.LocalPostgres;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -20,13 +20,7 @@ final class PostgresOutbox implements AutoCloseable {
     private final List<String> tables = new ArrayList<>();
 
     PostgresOutbox() {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
-        config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
-        config.setPoolName("micrometer-test");
-        config.setMaximumPoolSize(4);
-        config.setMinimumIdle(0);
-        dataSource = new HikariDataSource(config);
+        dataSource = LocalPostgres.pool("micrometer-test");
     }
 
     HikariDataSource dataSource() {
@@ -58,10 +52,5 @@ final class PostgresOutbox implements AutoCloseable {
         } finally {
             dataSource.close();
         }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

@@ -6,13 +6,10 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import io.txoutbox.transport.ContentTypes;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -202,15 +199,8 @@ public record MqttEnvelope(Map<String, String> headers, byte[] payload) {
         if (isWhitespace(payload[0]) || isWhitespace(payload[payload.length - 1])) {
             return null;
         }
-        String text;
-        try {
-            text = StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(payload))
-                    .toString();
-        } catch (CharacterCodingException e) {
+        String text = ContentTypes.utf8OrNull(payload);
+        if (text == null) {
             return null;
         }
         try (JsonParser p = JSON.createParser(text)) {

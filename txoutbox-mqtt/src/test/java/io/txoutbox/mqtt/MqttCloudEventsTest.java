@@ -14,12 +14,11 @@ import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -94,23 +93,13 @@ class MqttCloudEventsTest {
     }
 
     private static ClaimedEvent event(String topic, byte[] payload, String contentType) {
-        return new ClaimedEvent(
-                UUID.randomUUID(),
-                "order",
-                "o-1",
-                "order.placed",
-                6,
-                payload,
-                contentType,
-                Map.of(
-                        "traceparent",
-                        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-                        "correlation-id",
-                        "c-1"),
-                null,
-                topic,
-                Instant.now().truncatedTo(ChronoUnit.MICROS),
-                1,
-                null);
+        return ClaimedEvents.claimed("order", "o-1", "order.placed", e -> {
+            e.version = 6;
+            e.payload = payload;
+            e.contentType = contentType;
+            e.headers = Map.of(
+                    "traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "correlation-id", "c-1");
+            e.destination = topic;
+        });
     }
 }

@@ -3,6 +3,7 @@ package io.txoutbox.mqtt;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -17,12 +18,7 @@ class MqttPublisherContractTest extends PublisherContract {
 
     @BeforeAll
     static void open() {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
-        config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
-        config.setPoolName("mqtt-contract");
-        config.setMaximumPoolSize(4);
-        config.setMinimumIdle(0);
+        HikariConfig config = LocalPostgres.config("mqtt-contract", 4);
         config.setConnectionTimeout(10_000);
         postgres = new HikariDataSource(config);
     }
@@ -53,11 +49,6 @@ class MqttPublisherContractTest extends PublisherContract {
     @Override
     protected DataSource outboxDataSource() {
         return postgres;
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 
     @org.junit.jupiter.api.Test

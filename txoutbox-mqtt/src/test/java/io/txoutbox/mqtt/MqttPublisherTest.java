@@ -10,13 +10,12 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.test.TcpProxy;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -207,19 +206,12 @@ class MqttPublisherTest {
 
     private static ClaimedEvent event(
             String destination, byte[] payload, String contentType, Map<String, String> headers) {
-        return new ClaimedEvent(
-                UUID.randomUUID(),
-                "order",
-                "o-1",
-                "order.placed",
-                1,
-                payload,
-                contentType,
-                headers,
-                "tenant-1",
-                destination,
-                Instant.now(),
-                1,
-                null);
+        return ClaimedEvents.claimed("order", "o-1", "order.placed", e -> {
+            e.payload = payload;
+            e.contentType = contentType;
+            e.headers = headers;
+            e.tenant = "tenant-1";
+            e.destination = destination;
+        });
     }
 }

@@ -4,6 +4,7 @@ import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamStatusException;
 import io.nats.client.support.Status;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.transport.Errors;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -24,17 +25,7 @@ final class Failures {
                     + api.getErrorDescription() + " (code " + api.getErrorCode() + ", api code "
                     + api.getApiErrorCode() + ")");
         }
-        return PublishOutcome.retry("publish to NATS failed on subject " + subject + ": " + describe(e));
-    }
-
-    /** @return the error and its causes in one line: the client often wraps the telling one */
-    static String describe(Throwable error) {
-        StringBuilder text = new StringBuilder(error.toString());
-        Throwable cause = error.getCause();
-        for (int depth = 0; cause != null && depth < 3; depth++, cause = cause.getCause()) {
-            text.append("; caused by ").append(cause);
-        }
-        return text.toString();
+        return PublishOutcome.retry("publish to NATS failed on subject " + subject + ": " + Errors.describe(e));
     }
 
     /**

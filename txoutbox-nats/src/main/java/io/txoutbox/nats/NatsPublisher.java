@@ -14,6 +14,9 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.Errors;
+import io.txoutbox.transport.PublisherThreads;
+import io.txoutbox.transport.Settings;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -26,12 +29,8 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -61,7 +60,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class NatsPublisher implements Publisher {
     private static final Logger log = LoggerFactory.getLogger(NatsPublisher.class);
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final Options options;
     private final Connection given;
@@ -69,11 +67,10 @@ public final class NatsPublisher implements Publisher {
     private final Router router;
     private final Duration publishTimeout;
     private final String description;
-    private final ExecutorService executor;
+    private final PublisherThreads threads;
     private final ReentrantLock lock = new ReentrantLock();
     private Connection own; // guarded by lock
     private JetStream jetStream; // guarded by lock
-    private volatile boolean closed;
     private volatile boolean reachable = true;
     private final Function<ClaimedEvent, Map<String, String>> messageHeaders;
 
@@ -94,17 +91,11 @@ public final class NatsPublisher implements Publisher {
                         + (given != null ? " (given connection)" : "")
                         + (b.subjectPrefix.isEmpty() ? "" : ", subjectPrefix=" + b.subjectPrefix)
                         + ", publishTimeout=" + publishTimeout.toMillis() + " ms]";
-        String threadPrefix = "txoutbox-nats-" + INSTANCES.incrementAndGet() + "-";
-        AtomicInteger threads = new AtomicInteger();
-        this.executor = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, threadPrefix + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.threads = new PublisherThreads("nats", description);
         if (given == null) {
             // Connect now, on a thread of ours, so that the first batch does not wait for the connection
             // set-up; a server that is down now is reached again by the next batch.
-            executor.execute(this::connectEarly);
+            threads.execute(this::connectEarly);
         }
     }
 
@@ -113,7 +104,7 @@ public final class NatsPublisher implements Publisher {
             jetStream();
         } catch (IOException | RuntimeException e) {
             reachable = false;
-            log.warn("{}: cannot connect yet, the first batch tries again: {}", description, Failures.describe(e));
+            log.warn("{}: cannot connect yet, the first batch tries again: {}", description, Errors.describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -144,14 +135,7 @@ public final class NatsPublisher implements Publisher {
      */
     @Override
     public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed"));
-        }
-        try {
-            return CompletableFuture.supplyAsync(() -> publishNow(batch), executor);
-        } catch (RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed", e));
-        }
+        return threads.submit(() -> publishNow(batch));
     }
 
     private List<PublishOutcome> publishNow(List<ClaimedEvent> batch) {
@@ -160,7 +144,7 @@ public final class NatsPublisher implements Publisher {
         try {
             js = jetStream();
         } catch (IOException | RuntimeException e) {
-            String why = Failures.describe(e);
+            String why = Errors.describe(e);
             if (reachable) {
                 log.warn("{}: cannot connect, retrying on the next batch: {}", description, why);
             }
@@ -285,8 +269,8 @@ public final class NatsPublisher implements Publisher {
     private JetStream jetStream() throws IOException, InterruptedException {
         lock.lock();
         try {
-            if (closed) {
-                throw new IllegalStateException(description + " is closed");
+            if (threads.isClosed()) {
+                throw threads.closedFailure(null);
             }
             if (given != null) {
                 if (given.getStatus() == Connection.Status.CLOSED) {
@@ -322,22 +306,13 @@ public final class NatsPublisher implements Publisher {
     public void close() {
         lock.lock();
         try {
-            if (closed) {
+            if (!threads.markClosed()) {
                 return;
             }
-            closed = true;
         } finally {
             lock.unlock();
         }
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(publishTimeout.toMillis() + 1_000, TimeUnit.MILLISECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        threads.shutDown(publishTimeout.plusSeconds(1));
         lock.lock();
         try {
             if (own != null) {
@@ -486,25 +461,18 @@ public final class NatsPublisher implements Publisher {
          */
         public NatsPublisher build() {
             int sources = (server != null ? 1 : 0) + (options != null ? 1 : 0) + (connection != null ? 1 : 0);
-            require(
+            Settings.require(
                     sources == 1,
                     "NatsPublisher.Builder: give exactly one of server, options and connection, not " + sources);
-            require(router != null, "NatsPublisher.Builder.router is null");
-            require(jetStreamOptions != null, "NatsPublisher.Builder.jetStreamOptions is null");
-            require(subjectPrefix != null, "NatsPublisher.Builder.subjectPrefix is null; use \"\" for none");
-            require(
+            Settings.require(router != null, "NatsPublisher.Builder.router is null");
+            Settings.require(jetStreamOptions != null, "NatsPublisher.Builder.jetStreamOptions is null");
+            Settings.require(subjectPrefix != null, "NatsPublisher.Builder.subjectPrefix is null; use \"\" for none");
+            Settings.require(
                     subjectPrefix.isEmpty() || Subjects.problem(subjectPrefix + "x") == null,
                     "NatsPublisher.Builder.subjectPrefix '" + subjectPrefix + "' does not make a valid subject: "
                             + Subjects.problem(subjectPrefix + "x"));
-            require(
-                    publishTimeout != null && !publishTimeout.isNegative() && !publishTimeout.isZero(),
-                    "NatsPublisher.Builder.publishTimeout must be positive, not " + publishTimeout);
-            require(
-                    publishTimeout.compareTo(Duration.ofMinutes(10)) <= 0,
-                    "NatsPublisher.Builder.publishTimeout is " + publishTimeout + "; at most 10 minutes");
-            require(
-                    connectionName != null && !connectionName.isBlank(),
-                    "NatsPublisher.Builder.connectionName must not be blank");
+            Settings.requireTimeout(publishTimeout, "NatsPublisher.Builder.publishTimeout");
+            Settings.requireNotBlank(connectionName, "NatsPublisher.Builder.connectionName");
             Options resolved = options;
             if (server != null) {
                 try {
@@ -521,12 +489,6 @@ public final class NatsPublisher implements Publisher {
                 }
             }
             return new NatsPublisher(this, resolved);
-        }
-
-        private static void require(boolean condition, String message) {
-            if (!condition) {
-                throw new IllegalArgumentException(message);
-            }
         }
     }
 }

@@ -17,15 +17,14 @@ import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.test.TestEnv;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -37,8 +36,8 @@ import org.junit.jupiter.api.Test;
  * ce-} headers for every attribute, percent-decoded values).
  */
 class NatsCloudEventsTest {
-    private static final String URL =
-            "nats://" + env("TXOUTBOX_NATS_HOST", "127.0.0.1") + ":" + env("TXOUTBOX_NATS_PORT", "4222");
+    private static final String URL = "nats://" + TestEnv.get("TXOUTBOX_NATS_HOST", "127.0.0.1") + ":"
+            + TestEnv.get("TXOUTBOX_NATS_PORT", "4222");
 
     @Test
     void messages_arrive_as_binary_mode_cloudevents_of_the_nats_binding() throws Exception {
@@ -138,24 +137,11 @@ class NatsCloudEventsTest {
     }
 
     private static ClaimedEvent event(String subject, String aggregateId) {
-        return new ClaimedEvent(
-                UUID.randomUUID(),
-                "order",
-                aggregateId,
-                "order.placed",
-                5,
-                "{\"total\": 12}".getBytes(StandardCharsets.UTF_8),
-                "application/json",
-                Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
-                null,
-                subject,
-                Instant.now().truncatedTo(ChronoUnit.MICROS),
-                1,
-                null);
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
+        return ClaimedEvents.claimed("order", aggregateId, "order.placed", e -> {
+            e.version = 5;
+            e.json("{\"total\": 12}");
+            e.headers = Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+            e.destination = subject;
+        });
     }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
@@ -20,6 +19,8 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.PublisherContract;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -41,8 +42,8 @@ import org.junit.jupiter.api.Test;
  * (4222). Every test makes streams of its own (memory storage, unique names) and deletes them.
  */
 class NatsPublisherTest extends PublisherContract {
-    private static final String HOST = env("TXOUTBOX_NATS_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(env("TXOUTBOX_NATS_PORT", "4222"));
+    private static final String HOST = TestEnv.get("TXOUTBOX_NATS_HOST", "127.0.0.1");
+    private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_NATS_PORT", "4222"));
 
     private static HikariDataSource dataSource;
     private static Connection admin;
@@ -52,13 +53,7 @@ class NatsPublisherTest extends PublisherContract {
 
     @BeforeAll
     static void connect() throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
-        config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
-        config.setPoolName("nats-test");
-        config.setMaximumPoolSize(4);
-        config.setMinimumIdle(0);
-        dataSource = new HikariDataSource(config);
+        dataSource = LocalPostgres.pool("nats-test");
         admin = Nats.connect(directUrl());
         jsm = admin.jetStreamManagement();
     }
@@ -301,11 +296,6 @@ class NatsPublisherTest extends PublisherContract {
 
     private static String random() {
         return Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFL);
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 
     @Test

@@ -3,7 +3,6 @@ package io.txoutbox.opentelemetry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -23,6 +22,7 @@ import io.txoutbox.inbox.Inbox;
 import io.txoutbox.kafka.KafkaPublisher;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.RecordingPublisher;
 import io.txoutbox.test.SettableClock;
 import io.txoutbox.test.kafka.KafkaBroker;
@@ -68,13 +68,7 @@ class TracingTest {
     @BeforeAll
     static void start() throws Exception {
         kafka = KafkaBroker.start();
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
-        config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
-        config.setPoolName("opentelemetry-test");
-        config.setMaximumPoolSize(4);
-        config.setMinimumIdle(0);
-        dataSource = new HikariDataSource(config);
+        dataSource = LocalPostgres.pool("opentelemetry-test");
     }
 
     @AfterAll
@@ -388,10 +382,5 @@ class TracingTest {
                 spans.stream().filter(s -> s.getTraceId().equals(traceId)).toList();
         assertThat(in).as("spans of trace %s", traceId).hasSize(1);
         return in.get(0);
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

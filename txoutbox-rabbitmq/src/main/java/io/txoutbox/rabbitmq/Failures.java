@@ -4,6 +4,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Method;
 import com.rabbitmq.client.ShutdownSignalException;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.transport.Errors;
 
 /**
  * Decides what a failed publish means for the events it carried. Only the two channel errors that
@@ -16,17 +17,7 @@ final class Failures {
         if (error instanceof ShutdownSignalException shutdown) {
             return of(shutdown, exchange);
         }
-        return PublishOutcome.retry("publish to RabbitMQ failed: " + describe(error));
-    }
-
-    /** @return the error and its causes in one line: the client often wraps the telling one */
-    static String describe(Throwable error) {
-        StringBuilder text = new StringBuilder(error.toString());
-        Throwable cause = error.getCause();
-        for (int depth = 0; cause != null && depth < 3; depth++, cause = cause.getCause()) {
-            text.append("; caused by ").append(cause);
-        }
-        return text.toString();
+        return PublishOutcome.retry("publish to RabbitMQ failed: " + Errors.describe(error));
     }
 
     static PublishOutcome of(ShutdownSignalException shutdown, String exchange) {

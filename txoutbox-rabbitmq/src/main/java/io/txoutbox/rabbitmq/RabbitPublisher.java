@@ -8,6 +8,9 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.Errors;
+import io.txoutbox.transport.PublisherThreads;
+import io.txoutbox.transport.Settings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -16,15 +19,9 @@ import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -55,7 +52,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RabbitPublisher implements Publisher {
     private static final Logger log = LoggerFactory.getLogger(RabbitPublisher.class);
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final ConnectionFactory factory;
     private final String exchange;
@@ -63,12 +59,11 @@ public final class RabbitPublisher implements Publisher {
     private final Duration confirmTimeout;
     private final String connectionName;
     private final String description;
-    private final ExecutorService executor;
+    private final PublisherThreads threads;
     private final Deque<ConfirmingChannel> idle = new ConcurrentLinkedDeque<>();
     private final ReentrantLock connectionLock = new ReentrantLock();
     private Connection connection; // guarded by connectionLock
     private volatile String blockedReason;
-    private volatile boolean closed;
     private volatile boolean reachable = true;
     private final Function<ClaimedEvent, AMQP.BasicProperties> properties;
 
@@ -86,16 +81,10 @@ public final class RabbitPublisher implements Publisher {
         this.description = "RabbitPublisher[" + factory.getUsername() + ":****@" + factory.getHost() + ":"
                 + factory.getPort() + " vhost=" + factory.getVirtualHost() + ", exchange="
                 + Messages.describeExchange(exchange) + ", confirmTimeout=" + confirmTimeout.toMillis() + " ms]";
-        String threadPrefix = "txoutbox-rabbitmq-" + INSTANCES.incrementAndGet() + "-";
-        AtomicInteger threads = new AtomicInteger();
-        this.executor = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, threadPrefix + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.threads = new PublisherThreads("rabbitmq", description);
         // Connect now, on a thread of ours, so that the first batch does not wait for the connection
         // set-up; a broker that is down now is reached again by the next batch.
-        executor.execute(this::connectEarly);
+        threads.execute(this::connectEarly);
     }
 
     private void connectEarly() {
@@ -131,14 +120,7 @@ public final class RabbitPublisher implements Publisher {
      */
     @Override
     public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed"));
-        }
-        try {
-            return CompletableFuture.supplyAsync(() -> publishNow(batch), executor);
-        } catch (RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed", e));
-        }
+        return threads.submit(() -> publishNow(batch));
     }
 
     private List<PublishOutcome> publishNow(List<ClaimedEvent> batch) {
@@ -193,7 +175,7 @@ public final class RabbitPublisher implements Publisher {
         try {
             channel = acquire();
         } catch (IOException | TimeoutException | RuntimeException e) {
-            String why = Failures.describe(e);
+            String why = Errors.describe(e);
             if (reachable) {
                 log.warn("{}: cannot open a channel, retrying on the next batch: {}", description, why);
             } else {
@@ -215,7 +197,7 @@ public final class RabbitPublisher implements Publisher {
                 }
             }
         } finally {
-            if (clean && !closed) {
+            if (clean && !threads.isClosed()) {
                 idle.push(channel);
             } else {
                 // Confirms still owed to this channel would be confused with the next batch's: drop it,
@@ -226,11 +208,8 @@ public final class RabbitPublisher implements Publisher {
     }
 
     private void closeLater(ConfirmingChannel channel) {
-        try {
-            executor.execute(channel::closeQuietly);
-        } catch (RejectedExecutionException e) {
-            // Shutting down: closing the connection closes the channel too.
-        }
+        // Refused while shutting down: closing the connection closes the channel too.
+        threads.executeUnlessClosed(channel::closeQuietly);
     }
 
     private static void fill(PublishOutcome[] out, List<Integer> indexes, PublishOutcome outcome) {
@@ -252,8 +231,8 @@ public final class RabbitPublisher implements Publisher {
     private Connection connection() throws IOException, TimeoutException {
         connectionLock.lock();
         try {
-            if (closed) {
-                throw new IllegalStateException(description + " is closed");
+            if (threads.isClosed()) {
+                throw threads.closedFailure(null);
             }
             if (connection == null || !connection.isOpen()) {
                 if (connection != null) {
@@ -293,22 +272,13 @@ public final class RabbitPublisher implements Publisher {
     public void close() {
         connectionLock.lock();
         try {
-            if (closed) {
+            if (!threads.markClosed()) {
                 return;
             }
-            closed = true;
         } finally {
             connectionLock.unlock();
         }
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(confirmTimeout.toMillis() + 1_000, TimeUnit.MILLISECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
+        threads.shutDown(confirmTimeout.plusSeconds(1));
         // Closing the connection closes its channels; abort does not throw and waits a bounded time.
         abortConnection();
         idle.clear();
@@ -457,25 +427,19 @@ public final class RabbitPublisher implements Publisher {
          *     range or contradicts another
          */
         public RabbitPublisher build() {
-            require(exchange != null, "RabbitPublisher.Builder.exchange is null; use \"\" for the default exchange");
+            Settings.require(
+                    exchange != null, "RabbitPublisher.Builder.exchange is null; use \"\" for the default exchange");
             int exchangeBytes = exchange.getBytes(StandardCharsets.UTF_8).length;
-            require(
+            Settings.require(
                     exchangeBytes <= Messages.MAX_SHORT_STRING_BYTES,
                     "RabbitPublisher.Builder.exchange is " + exchangeBytes + " bytes; AMQP allows at most "
                             + Messages.MAX_SHORT_STRING_BYTES);
-            require(router != null, "RabbitPublisher.Builder.router is null");
-            require(
-                    confirmTimeout != null && !confirmTimeout.isNegative() && !confirmTimeout.isZero(),
-                    "RabbitPublisher.Builder.confirmTimeout must be positive, not " + confirmTimeout);
-            require(
-                    confirmTimeout.compareTo(Duration.ofMinutes(10)) <= 0,
-                    "RabbitPublisher.Builder.confirmTimeout is " + confirmTimeout + "; at most 10 minutes");
-            require(
-                    connectionName != null && !connectionName.isBlank(),
-                    "RabbitPublisher.Builder.connectionName must not be blank");
+            Settings.require(router != null, "RabbitPublisher.Builder.router is null");
+            Settings.requireTimeout(confirmTimeout, "RabbitPublisher.Builder.confirmTimeout");
+            Settings.requireNotBlank(connectionName, "RabbitPublisher.Builder.connectionName");
             ConnectionFactory factory;
             if (connectionFactory != null) {
-                require(
+                Settings.require(
                         host == null && port == null && virtualHost == null && username == null && password == null,
                         "RabbitPublisher.Builder: give either connectionFactory or host/port/virtualHost/"
                                 + "credentials, not both");
@@ -488,11 +452,12 @@ public final class RabbitPublisher implements Publisher {
                 factory.setUsername(orDefault(username, "guest"));
                 factory.setPassword(orDefault(password, "guest"));
                 factory.setConnectionTimeout(10_000);
-                require(!factory.getHost().isBlank(), "RabbitPublisher.Builder.host must not be blank");
-                require(
+                Settings.require(!factory.getHost().isBlank(), "RabbitPublisher.Builder.host must not be blank");
+                Settings.require(
                         port == null || (port > 0 && port <= 65_535),
                         "RabbitPublisher.Builder.port must be 1-65535, not " + port);
-                require(!factory.getUsername().isEmpty(), "RabbitPublisher.Builder.credentials: username is empty");
+                Settings.require(
+                        !factory.getUsername().isEmpty(), "RabbitPublisher.Builder.credentials: username is empty");
             }
             // Channel open, confirm.select and close are quick on a healthy broker; a silent one must
             // not hold a publishing thread for the client's default of 10 minutes.
@@ -504,12 +469,6 @@ public final class RabbitPublisher implements Publisher {
 
         private static String orDefault(String value, String fallback) {
             return value == null ? fallback : value;
-        }
-
-        private static void require(boolean condition, String message) {
-            if (!condition) {
-                throw new IllegalArgumentException(message);
-            }
         }
 
         @Override

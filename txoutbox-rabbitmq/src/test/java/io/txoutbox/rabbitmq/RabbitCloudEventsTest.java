@@ -16,15 +16,13 @@ import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.test.TestEnv;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -37,8 +35,8 @@ import org.junit.jupiter.api.Test;
  * cloudEvents_} or {@code cloudEvents:} prefix, {@code content-type} for {@code datacontenttype}).
  */
 class RabbitCloudEventsTest {
-    private static final String HOST = env("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(env("TXOUTBOX_RABBIT_PORT", "5672"));
+    private static final String HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
+    private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_RABBIT_PORT", "5672"));
 
     @Test
     void messages_arrive_as_binary_mode_cloudevents_of_the_amqp_binding() throws Exception {
@@ -129,24 +127,11 @@ class RabbitCloudEventsTest {
     }
 
     private static ClaimedEvent event(String queue) {
-        return new ClaimedEvent(
-                UUID.randomUUID(),
-                "order",
-                "o-1",
-                "order.placed",
-                3,
-                "{\"total\": 12}".getBytes(StandardCharsets.UTF_8),
-                "application/json",
-                Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
-                null,
-                queue,
-                Instant.now().truncatedTo(ChronoUnit.MICROS),
-                1,
-                null);
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
+        return ClaimedEvents.claimed("order", "o-1", "order.placed", e -> {
+            e.version = 3;
+            e.json("{\"total\": 12}");
+            e.headers = Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+            e.destination = queue;
+        });
     }
 }

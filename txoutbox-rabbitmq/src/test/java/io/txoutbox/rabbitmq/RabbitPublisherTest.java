@@ -7,12 +7,13 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -34,8 +35,8 @@ import org.junit.jupiter.api.Test;
  * guest/guest). Each test publishes to a direct exchange of its own, deleted afterwards.
  */
 class RabbitPublisherTest extends PublisherContract {
-    private static final String HOST = env("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(env("TXOUTBOX_RABBIT_PORT", "5672"));
+    private static final String HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
+    private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_RABBIT_PORT", "5672"));
 
     private static HikariDataSource dataSource;
     private static Connection admin;
@@ -46,13 +47,7 @@ class RabbitPublisherTest extends PublisherContract {
 
     @BeforeAll
     static void connect() throws Exception {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
-        config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
-        config.setPoolName("rabbitmq-test");
-        config.setMaximumPoolSize(4);
-        config.setMinimumIdle(0);
-        dataSource = new HikariDataSource(config);
+        dataSource = LocalPostgres.pool("rabbitmq-test");
         admin = directFactory().newConnection("txoutbox-test-admin");
     }
 
@@ -347,11 +342,6 @@ class RabbitPublisherTest extends PublisherContract {
 
     private static String random() {
         return Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFL);
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 
     @Test

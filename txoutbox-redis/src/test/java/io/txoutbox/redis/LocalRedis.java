@@ -8,6 +8,7 @@ import io.lettuce.core.StreamMessage;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.transport.PublisherContract.Message;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -56,19 +57,9 @@ final class LocalRedis implements AutoCloseable {
     }
 
     static HikariDataSource postgres() {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
-        config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
-        config.setPoolName("redis-contract");
-        config.setMaximumPoolSize(4);
-        config.setMinimumIdle(0);
+        HikariConfig config = LocalPostgres.config("redis-contract", 4);
         config.setConnectionTimeout(10_000);
         return new HikariDataSource(config);
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 
     @Override

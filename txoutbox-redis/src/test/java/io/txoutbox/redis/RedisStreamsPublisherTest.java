@@ -14,13 +14,11 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Router;
 import io.txoutbox.test.TcpProxy;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -212,20 +210,11 @@ class RedisStreamsPublisherTest {
     }
 
     private static ClaimedEvent event(String destination, byte[] payload, String contentType) {
-        return new ClaimedEvent(
-                UUID.randomUUID(),
-                "order",
-                "o-1",
-                "order.placed",
-                1,
-                payload,
-                contentType,
-                Map.of(),
-                null,
-                destination,
-                Instant.now(),
-                1,
-                null);
+        return ClaimedEvents.claimed("order", "o-1", "order.placed", e -> {
+            e.payload = payload;
+            e.contentType = contentType;
+            e.destination = destination;
+        });
     }
 
     @Test

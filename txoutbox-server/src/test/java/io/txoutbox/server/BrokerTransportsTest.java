@@ -24,6 +24,7 @@ import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.txoutbox.mqtt.MqttEnvelope;
 import io.txoutbox.test.kafka.KafkaBroker;
+import io.txoutbox.test.kafka.SharedKafka;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -14,6 +14,7 @@ import io.lettuce.core.StreamMessage;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.txoutbox.test.TcpProxy;
 import io.txoutbox.test.kafka.KafkaBroker;
+import io.txoutbox.test.kafka.SharedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

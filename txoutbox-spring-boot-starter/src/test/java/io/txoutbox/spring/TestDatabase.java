@@ -1,5 +1,6 @@
 package io.txoutbox.spring;
 
+import io.txoutbox.test.TestEnv;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -11,8 +12,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** The local PostgreSQL the tests use; override with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER. */
 public final class TestDatabase {
-    public static final String URL = env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
-    public static final String USER = env("TXOUTBOX_PG_USER", "postgres");
+    public static final String URL = TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
+    public static final String USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
 
     private TestDatabase() {}
 
@@ -57,10 +58,5 @@ public final class TestDatabase {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

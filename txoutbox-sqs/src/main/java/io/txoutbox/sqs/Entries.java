@@ -2,9 +2,7 @@ package io.txoutbox.sqs;
 
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
+import io.txoutbox.transport.ContentTypes;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -47,7 +45,7 @@ final class Entries {
     static Encoded encode(int index, ClaimedEvent event, boolean fifo, int maxMessageBytes) {
         String body;
         if (ContentTypes.isText(event.contentType())) {
-            body = strictUtf8(event.payload());
+            body = ContentTypes.utf8OrNull(event.payload());
             if (body == null) {
                 return new Encoded(
                         null,
@@ -149,18 +147,5 @@ final class Entries {
             }
         }
         return bytes;
-    }
-
-    private static String strictUtf8(byte[] payload) {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(payload))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            return null;
-        }
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import io.txoutbox.spi.MessageHeaders;
+import io.txoutbox.transport.ContentTypes;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;

@@ -6,6 +6,8 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.PublisherThreads;
+import io.txoutbox.transport.Settings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -19,11 +21,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,7 +82,6 @@ public final class SqsPublisher implements Publisher {
     private static final int FIFO_LANES = 8;
 
     private static final Logger log = LoggerFactory.getLogger(SqsPublisher.class);
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final SqsAsyncClient client;
     private final boolean ownClient;
@@ -92,9 +89,8 @@ public final class SqsPublisher implements Publisher {
     private final Duration publishTimeout;
     private final int maxMessageBytes;
     private final String description;
-    private final ExecutorService executor;
+    private final PublisherThreads threads;
     private final Map<String, CompletableFuture<String>> queueUrls = new ConcurrentHashMap<>();
-    private volatile boolean closed;
     private volatile boolean reachable = true;
 
     private SqsPublisher(Builder b, SqsAsyncClient client, boolean ownClient) {
@@ -106,13 +102,7 @@ public final class SqsPublisher implements Publisher {
         this.description = "SqsPublisher[" + (ownClient ? describe(b) : "given client")
                 + (b.queuePrefix.isEmpty() ? "" : ", queuePrefix=" + b.queuePrefix)
                 + ", maxMessageBytes=" + maxMessageBytes + ", publishTimeout=" + publishTimeout.toMillis() + " ms]";
-        String threadPrefix = "txoutbox-sqs-" + INSTANCES.incrementAndGet() + "-";
-        AtomicInteger threads = new AtomicInteger();
-        this.executor = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, threadPrefix + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.threads = new PublisherThreads("sqs", description);
     }
 
     /** A prefix before a queue URL could never name a queue: routes that are URLs are used as they are. */
@@ -145,16 +135,12 @@ public final class SqsPublisher implements Publisher {
      */
     @Override
     public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed"));
-        }
         AtomicReferenceArray<PublishOutcome> outcomes = new AtomicReferenceArray<>(batch.size());
         CompletableFuture<Void> sent;
         try {
-            sent = CompletableFuture.supplyAsync(() -> send(batch, outcomes), executor)
-                    .thenCompose(all -> all);
-        } catch (RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(new IllegalStateException(description + " is closed", e));
+            sent = threads.start(() -> send(batch, outcomes)).thenCompose(all -> all);
+        } catch (IllegalStateException closed) {
+            return CompletableFuture.failedFuture(closed);
         }
         return sent.completeOnTimeout(null, publishTimeout.toMillis(), TimeUnit.MILLISECONDS)
                 .handle((done, error) -> collect(outcomes, error));
@@ -406,18 +392,8 @@ public final class SqsPublisher implements Publisher {
      */
     @Override
     public void close() {
-        if (closed) {
+        if (!threads.close(publishTimeout.plusSeconds(1))) {
             return;
-        }
-        closed = true;
-        executor.shutdown();
-        try {
-            if (!executor.awaitTermination(publishTimeout.toMillis() + 1_000, TimeUnit.MILLISECONDS)) {
-                executor.shutdownNow();
-            }
-        } catch (InterruptedException e) {
-            executor.shutdownNow();
-            Thread.currentThread().interrupt();
         }
         if (ownClient) {
             client.close();
@@ -575,16 +551,7 @@ public final class SqsPublisher implements Publisher {
                     null,
                     "SqsPublisher.Builder.queuePrefix '" + queuePrefix + "' cannot start a queue name: "
                             + prefixProblem);
-            require(
-                    publishTimeout != null && !publishTimeout.isNegative() && !publishTimeout.isZero(),
-                    "SqsPublisher.Builder.publishTimeout",
-                    "> 0",
-                    "SqsPublisher.Builder.publishTimeout must be positive, not " + publishTimeout);
-            require(
-                    publishTimeout.compareTo(Duration.ofMinutes(10)) <= 0,
-                    "SqsPublisher.Builder.publishTimeout",
-                    "10 minutes",
-                    "SqsPublisher.Builder.publishTimeout is " + publishTimeout + "; at most 10 minutes");
+            Settings.checkTimeout(publishTimeout, "SqsPublisher.Builder.publishTimeout");
             require(
                     maxMessageBytes >= 1_024 && maxMessageBytes <= MAX_MESSAGE_BYTES,
                     "SqsPublisher.Builder.maxMessageBytes",
@@ -688,9 +655,7 @@ public final class SqsPublisher implements Publisher {
         }
 
         private static void require(boolean condition, String field, String limit, String message) {
-            if (!condition) {
-                throw new OutboxValidationException(field, limit, message);
-            }
+            Settings.check(condition, field, limit, message);
         }
 
         /** @return the settings, with the secret key masked */

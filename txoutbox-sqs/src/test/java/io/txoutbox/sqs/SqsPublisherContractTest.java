@@ -1,8 +1,8 @@
 package io.txoutbox.sqs;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -25,13 +25,7 @@ class SqsPublisherContractTest extends PublisherContract {
     @BeforeAll
     static void start() {
         ElasticMq.address();
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
-        config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
-        config.setPoolName("sqs-contract");
-        config.setMaximumPoolSize(4);
-        config.setMinimumIdle(0);
-        dataSource = new HikariDataSource(config);
+        dataSource = LocalPostgres.pool("sqs-contract");
     }
 
     @AfterAll
@@ -69,10 +63,5 @@ class SqsPublisherContractTest extends PublisherContract {
     @Override
     protected DataSource outboxDataSource() {
         return dataSource;
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

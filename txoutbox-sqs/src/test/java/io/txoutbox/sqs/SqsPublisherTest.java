@@ -10,6 +10,7 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ class SqsPublisherTest {
     void a_fifo_queue_gets_the_aggregate_as_group_and_the_event_id_as_deduplication_id() throws Exception {
         String name = ElasticMq.randomName("txoutbox-fifo-") + ".fifo";
         String url = fifoQueue(name);
-        List<ClaimedEvent> batch = Events.batch(6, name);
+        List<ClaimedEvent> batch = ClaimedEvents.batch(6, name);
         try (Publisher publisher = ElasticMq.direct().build()) {
             assertThat(publish(publisher, batch)).containsOnly(PublishOutcome.PUBLISHED);
             assertThat(approximateMessages(url)).isEqualTo(6);
@@ -81,13 +82,13 @@ class SqsPublisherTest {
     void one_entry_sqs_refuses_is_dead_and_the_rest_of_the_batch_is_published() throws Exception {
         String name = ElasticMq.randomName("txoutbox-partial-");
         QueueReader reader = read(queue(name));
-        List<ClaimedEvent> batch = new ArrayList<>(Events.batch(5, name));
+        List<ClaimedEvent> batch = new ArrayList<>(ClaimedEvents.batch(5, name));
         ClaimedEvent good = batch.get(2);
         // A row written by another program: valid UTF-8 JSON text with a raw control character, which
         // SQS refuses in a message body.
         batch.set(
                 2,
-                Events.event(
+                ClaimedEvents.event(
                         good.aggregateId(),
                         "{\"note\":\"bell\u0007\"}".getBytes(StandardCharsets.UTF_8),
                         "application/json",
@@ -114,8 +115,9 @@ class SqsPublisherTest {
     void a_message_over_the_size_limit_is_dead_before_sending_and_the_reason_names_the_limit() throws Exception {
         String name = ElasticMq.randomName("txoutbox-size-");
         QueueReader reader = read(queue(name));
-        ClaimedEvent small = Events.batch(1, name).get(0);
-        ClaimedEvent big = Events.event("agg-big", Events.jsonOfSize(262_144), "application/json", Map.of(), name);
+        ClaimedEvent small = ClaimedEvents.batch(1, name).get(0);
+        ClaimedEvent big =
+                ClaimedEvents.event("agg-big", ClaimedEvents.jsonOfSize(262_144), "application/json", Map.of(), name);
         try (Publisher publisher = ElasticMq.direct().build()) {
             List<PublishOutcome> outcomes = publish(publisher, List.of(big, small));
 
@@ -136,7 +138,8 @@ class SqsPublisherTest {
         QueueReader reader = read(queue(name));
         List<ClaimedEvent> batch = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            batch.add(Events.event("agg-" + i, Events.jsonOfSize(150_000), "application/json", Map.of(), name));
+            batch.add(ClaimedEvents.event(
+                    "agg-" + i, ClaimedEvents.jsonOfSize(150_000), "application/json", Map.of(), name));
         }
         // Ten entries of 150 kB are over the 1 MiB that one SendMessageBatch request may carry in all:
         // sent as one request, ElasticMQ (like SQS) would refuse the whole of it.
@@ -146,7 +149,8 @@ class SqsPublisherTest {
             assertThat(publish(publisher, batch)).containsOnly(PublishOutcome.PUBLISHED);
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> reader.raw().size() == 10);
-        assertThat(reader.messages()).allSatisfy(m -> assertThat(m.payload()).isEqualTo(Events.jsonOfSize(150_000)));
+        assertThat(reader.messages())
+                .allSatisfy(m -> assertThat(m.payload()).isEqualTo(ClaimedEvents.jsonOfSize(150_000)));
     }
 
     @Test
@@ -162,7 +166,7 @@ class SqsPublisherTest {
             own.put("x-custom-" + i, "value " + i + " \u00e9\u20ac\ud83d\ude00");
         }
         ClaimedEvent event =
-                Events.event("agg-1", "{}".getBytes(StandardCharsets.UTF_8), "application/json", own, name);
+                ClaimedEvents.event("agg-1", "{}".getBytes(StandardCharsets.UTF_8), "application/json", own, name);
         try (Publisher publisher = ElasticMq.direct().build()) {
             assertThat(publish(publisher, List.of(event))).containsExactly(PublishOutcome.PUBLISHED);
         }
@@ -186,7 +190,7 @@ class SqsPublisherTest {
         for (int i = 0; i < bytes.length; i++) {
             bytes[i] = (byte) i;
         }
-        ClaimedEvent event = Events.event("agg-1", bytes, "application/octet-stream", Map.of(), name);
+        ClaimedEvent event = ClaimedEvents.event("agg-1", bytes, "application/octet-stream", Map.of(), name);
         try (Publisher publisher = ElasticMq.direct().build()) {
             assertThat(publish(publisher, List.of(event))).containsExactly(PublishOutcome.PUBLISHED);
         }
@@ -199,7 +203,7 @@ class SqsPublisherTest {
     @Test
     void a_queue_that_does_not_exist_is_dead_and_works_once_created() throws Exception {
         String name = ElasticMq.randomName("txoutbox-missing-");
-        List<ClaimedEvent> batch = Events.batch(2, name);
+        List<ClaimedEvent> batch = ClaimedEvents.batch(2, name);
         try (Publisher publisher = ElasticMq.direct().build()) {
             assertThat(publish(publisher, batch)).allSatisfy(o -> {
                 assertThat(o.outcome()).isEqualTo(Outcome.DEAD);
@@ -220,9 +224,9 @@ class SqsPublisherTest {
             List<PublishOutcome> outcomes = publish(
                     publisher,
                     List.of(
-                            Events.batch(1, "has space").get(0),
-                            Events.batch(1, "q".repeat(81)).get(0),
-                            Events.batch(1, "orders.v1").get(0)));
+                            ClaimedEvents.batch(1, "has space").get(0),
+                            ClaimedEvents.batch(1, "q".repeat(81)).get(0),
+                            ClaimedEvents.batch(1, "orders.v1").get(0)));
             assertThat(outcomes).extracting(PublishOutcome::outcome).containsOnly(Outcome.DEAD);
             assertThat(outcomes.get(1).reason()).contains("81 characters; SQS allows at most 80");
             assertThat(outcomes.get(2).reason()).contains("the character '.'");
@@ -236,8 +240,8 @@ class SqsPublisherTest {
         String otherName = ElasticMq.randomName("txoutbox-url-");
         String otherUrl = queue(otherName);
         QueueReader byUrl = read(otherUrl);
-        ClaimedEvent byRouter = Events.batch(1, null).get(0);
-        ClaimedEvent byOwnUrl = Events.batch(1, otherUrl).get(0);
+        ClaimedEvent byRouter = ClaimedEvents.batch(1, null).get(0);
+        ClaimedEvent byOwnUrl = ClaimedEvents.batch(1, otherUrl).get(0);
         try (Publisher publisher = SqsPublisher.builder()
                 .client(ElasticMq.admin())
                 .queuePrefix(prefix)
@@ -259,9 +263,9 @@ class SqsPublisherTest {
         String url = queue(ElasticMq.randomName("txoutbox-url-"));
         QueueReader byUrl = read(url);
         ClaimedEvent toName =
-                Events.event("a-1", "{}".getBytes(StandardCharsets.UTF_8), "application/json", Map.of(), null);
+                ClaimedEvents.event("a-1", "{}".getBytes(StandardCharsets.UTF_8), "application/json", Map.of(), null);
         ClaimedEvent toUrl =
-                Events.event("a-2", "{}".getBytes(StandardCharsets.UTF_8), "application/json", Map.of(), null);
+                ClaimedEvents.event("a-2", "{}".getBytes(StandardCharsets.UTF_8), "application/json", Map.of(), null);
         try (Publisher publisher = ElasticMq.direct()
                 .queuePrefix(prefix)
                 .router(e -> e.id().equals(toUrl.id()) ? url : "named")

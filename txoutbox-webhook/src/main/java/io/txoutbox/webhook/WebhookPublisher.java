@@ -7,6 +7,7 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.transport.PublisherThreads;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
@@ -452,13 +453,7 @@ public final class WebhookPublisher implements Publisher {
     }
 
     private static ThreadFactory threads() {
-        int publisher = PUBLISHERS.incrementAndGet();
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, "txoutbox-webhook-" + publisher + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        };
+        return PublisherThreads.daemonThreads("txoutbox-webhook-" + PUBLISHERS.incrementAndGet() + "-");
     }
 
     /**
@@ -476,15 +471,7 @@ public final class WebhookPublisher implements Publisher {
             log.debug("stopping the HTTP client failed", e);
         }
         if (ownExecutor != null) {
-            ownExecutor.shutdown();
-            try {
-                if (!ownExecutor.awaitTermination(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                    ownExecutor.shutdownNow();
-                }
-            } catch (InterruptedException e) {
-                ownExecutor.shutdownNow();
-                Thread.currentThread().interrupt();
-            }
+            PublisherThreads.stop(ownExecutor, requestTimeout);
         }
     }
 

@@ -2,8 +2,7 @@ package io.txoutbox.webhook;
 
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
+import io.txoutbox.test.transport.ClaimedEvents;
 import java.util.Map;
 import java.util.UUID;
 
@@ -17,19 +16,11 @@ final class Events {
 
     static ClaimedEvent event(String type, Map<String, String> headers) {
         UUID id = UUID.randomUUID();
-        return new ClaimedEvent(
-                id,
-                "order",
-                "o-" + id.toString().substring(0, 8),
-                type,
-                1,
-                ("{\"type\":\"" + type + "\",\"id\":\"" + id + "\"}").getBytes(StandardCharsets.UTF_8),
-                "application/json",
-                headers,
-                "tenant-1",
-                null,
-                Instant.now(),
-                1,
-                null);
+        return ClaimedEvents.claimed("order", "o-" + id.toString().substring(0, 8), type, e -> {
+            e.id = id;
+            e.json("{\"type\":\"" + type + "\",\"id\":\"" + id + "\"}");
+            e.headers = headers;
+            e.tenant = "tenant-1";
+        });
     }
 }

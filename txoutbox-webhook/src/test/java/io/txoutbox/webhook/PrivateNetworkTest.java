@@ -20,10 +20,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.util.Promise;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -34,22 +32,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code .invalid}, which never resolves, and classification uses literals only).
  */
 class PrivateNetworkTest {
-    private static TestReceiver receiver;
 
-    @BeforeAll
-    static void start() throws Exception {
-        receiver = new TestReceiver(WebhookVerifier.builder().secret(SECRET).build());
-    }
-
-    @AfterAll
-    static void stop() {
-        receiver.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        receiver.reset();
-    }
+    @RegisterExtension
+    static final TestReceiver receiver =
+            TestReceiver.started(WebhookVerifier.builder().secret(SECRET).build());
 
     @ParameterizedTest
     @CsvSource(

@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -16,12 +17,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A webhook receiver on 127.0.0.1 for tests: verifies every request with a {@link WebhookVerifier}, records
  * it, and answers what the test's rule says (by default 204 when verified, 401 when not).
  */
-final class TestReceiver implements AutoCloseable {
+final class TestReceiver implements AutoCloseable, BeforeEachCallback, AfterAllCallback {
 
     /** One request as it arrived. Header names are lower case; with several values, the first. */
     record Request(String path, Map<String, String> headers, byte[] body, WebhookVerificationException problem) {
@@ -56,6 +60,28 @@ final class TestReceiver implements AutoCloseable {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger maxInFlight = new AtomicInteger();
     private volatile Function<Request, Response> rule = TestReceiver::verifiedOr401;
+
+    /**
+     * A receiver for a whole test class, as {@code @RegisterExtension static final TestReceiver}: started
+     * now, reset before each test, closed after the last.
+     */
+    static TestReceiver started(WebhookVerifier verifier) {
+        try {
+            return new TestReceiver(verifier);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        reset();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
+    }
 
     TestReceiver(WebhookVerifier verifier) throws IOException {
         this.verifier = verifier;

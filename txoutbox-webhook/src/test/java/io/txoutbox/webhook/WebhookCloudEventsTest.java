@@ -13,16 +13,13 @@ import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.test.transport.ClaimedEvents;
 import io.txoutbox.webhook.TestReceiver.Request;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -101,19 +98,11 @@ class WebhookCloudEventsTest {
     }
 
     private static ClaimedEvent event(String aggregateId) {
-        return new ClaimedEvent(
-                UUID.randomUUID(),
-                "order",
-                aggregateId,
-                "order.placed",
-                4,
-                "{\"total\": 12}".getBytes(StandardCharsets.UTF_8),
-                "application/json",
-                Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
-                "t-1",
-                null,
-                Instant.now().truncatedTo(ChronoUnit.MICROS),
-                1,
-                null);
+        return ClaimedEvents.claimed("order", aggregateId, "order.placed", e -> {
+            e.version = 4;
+            e.json("{\"total\": 12}");
+            e.headers = Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+            e.tenant = "t-1";
+        });
     }
 }

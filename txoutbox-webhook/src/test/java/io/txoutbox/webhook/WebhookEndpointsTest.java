@@ -13,30 +13,21 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Several endpoints: routing by event type, and how their answers combine into one outcome per event. */
 class WebhookEndpointsTest {
-    private static TestReceiver receiver;
     /** The status each path answers; 204 when absent. */
     private final Map<String, Integer> statuses = new ConcurrentHashMap<>();
 
-    @BeforeAll
-    static void start() throws Exception {
-        receiver = new TestReceiver(WebhookVerifier.builder().secret(SECRET).build());
-    }
-
-    @AfterAll
-    static void stop() {
-        receiver.close();
-    }
+    @RegisterExtension
+    static final TestReceiver receiver =
+            TestReceiver.started(WebhookVerifier.builder().secret(SECRET).build());
 
     @BeforeEach
     void reset() {
-        receiver.reset();
         receiver.respond(r -> r.verified() ? Response.of(statuses.getOrDefault(r.path(), 204)) : Response.of(401));
     }
 

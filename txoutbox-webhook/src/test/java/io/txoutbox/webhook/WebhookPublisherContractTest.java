@@ -1,8 +1,8 @@
 package io.txoutbox.webhook;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -63,19 +63,8 @@ class WebhookPublisherContractTest extends PublisherContract {
     @Override
     protected DataSource outboxDataSource() {
         if (dataSource == null) {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
-            config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
-            config.setPoolName("webhook-contract");
-            config.setMaximumPoolSize(4);
-            config.setMinimumIdle(0);
-            dataSource = new HikariDataSource(config);
+            dataSource = LocalPostgres.pool("webhook-contract");
         }
         return dataSource;
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

@@ -25,10 +25,9 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -37,22 +36,13 @@ class WebhookPublisherTest {
     static final String SECRET = "whsec_dHhvdXRib3gtd2ViaG9vay10ZXN0LXNlY3JldC0zMmI=";
 
     private static final SettableClock clock = SettableClock.startingNow();
-    private static TestReceiver receiver;
 
-    @BeforeAll
-    static void start() throws Exception {
-        receiver = new TestReceiver(
-                WebhookVerifier.builder().secret(SECRET).clock(clock).build());
-    }
-
-    @AfterAll
-    static void stop() {
-        receiver.close();
-    }
+    @RegisterExtension
+    static final TestReceiver receiver = TestReceiver.started(
+            WebhookVerifier.builder().secret(SECRET).clock(clock).build());
 
     @BeforeEach
     void reset() {
-        receiver.reset();
         clock.set(Instant.now().truncatedTo(ChronoUnit.SECONDS));
     }
 

@@ -4,11 +4,11 @@ import static io.txoutbox.test.OutboxAssert.assertThatOutbox;
 import static io.txoutbox.webhook.WebhookPublisherTest.SECRET;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.relay.Relay;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.SettableClock;
 import io.txoutbox.webhook.TestReceiver.Response;
 import java.sql.Connection;
@@ -31,15 +31,7 @@ class WebhookRelayTest {
 
     @BeforeEach
     void start() throws Exception {
-        HikariConfig config = new HikariConfig();
-        String url = System.getenv("TXOUTBOX_PG_URL");
-        String user = System.getenv("TXOUTBOX_PG_USER");
-        config.setJdbcUrl(url == null || url.isBlank() ? "jdbc:postgresql://localhost:5432/test" : url);
-        config.setUsername(user == null || user.isBlank() ? "postgres" : user);
-        config.setPoolName("webhook-relay");
-        config.setMaximumPoolSize(3);
-        config.setMinimumIdle(0);
-        dataSource = new HikariDataSource(config);
+        dataSource = LocalPostgres.pool("webhook-relay", 3);
         table = "webhook_relay_"
                 + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
         receiver = new TestReceiver(

@@ -210,9 +210,12 @@ class TxOutboxModulithAutoConfigurationTest {
                 });
     }
 
-    @Test
-    void without_jackson_3_the_application_s_jackson_2_object_mapper_writes_the_payload() {
-        new ApplicationContextRunner()
+    /**
+     * The outbox and the externalizer on the local PostgreSQL, without the JSON auto-configurations: the
+     * test gives the mapper, or none.
+     */
+    private static ApplicationContextRunner withoutJsonAutoConfiguration() {
+        return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(
                         DataSourceAutoConfiguration.class,
                         TxOutboxAutoConfiguration.class,
@@ -222,7 +225,12 @@ class TxOutboxModulithAutoConfigurationTest {
                         "spring.datasource.username=" + ShopInfrastructure.PG_USER,
                         "txoutbox.table=" + TABLE,
                         "txoutbox.create-schema=true",
-                        "txoutbox.relay.enabled=false")
+                        "txoutbox.relay.enabled=false");
+    }
+
+    @Test
+    void without_jackson_3_the_application_s_jackson_2_object_mapper_writes_the_payload() {
+        withoutJsonAutoConfiguration()
                 .withUserConfiguration(Routes.class, Jackson2Only.class)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
@@ -236,23 +244,11 @@ class TxOutboxModulithAutoConfigurationTest {
 
     @Test
     void without_any_json_mapper_the_application_does_not_start_and_says_what_is_missing() {
-        new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(
-                        DataSourceAutoConfiguration.class,
-                        TxOutboxAutoConfiguration.class,
-                        TxOutboxModulithAutoConfiguration.class))
-                .withPropertyValues(
-                        "spring.datasource.url=" + ShopInfrastructure.PG_URL,
-                        "spring.datasource.username=" + ShopInfrastructure.PG_USER,
-                        "txoutbox.table=" + TABLE,
-                        "txoutbox.create-schema=true",
-                        "txoutbox.relay.enabled=false")
-                .withUserConfiguration(Routes.class)
-                .run(context -> assertThat(context)
-                        .getFailure()
-                        .rootCause()
-                        .hasMessageContaining("no Jackson 3 JsonMapper bean, no Jackson 2 ObjectMapper bean")
-                        .hasMessageContaining("ExternalizedPayloadSerializer"));
+        withoutJsonAutoConfiguration().withUserConfiguration(Routes.class).run(context -> assertThat(context)
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("no Jackson 3 JsonMapper bean, no Jackson 2 ObjectMapper bean")
+                .hasMessageContaining("ExternalizedPayloadSerializer"));
     }
 
     @Test

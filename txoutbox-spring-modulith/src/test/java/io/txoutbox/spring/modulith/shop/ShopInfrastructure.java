@@ -8,6 +8,7 @@ import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import io.txoutbox.rabbitmq.RabbitPublisher;
 import io.txoutbox.test.TcpProxy;
+import io.txoutbox.test.TestEnv;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.DriverManager;
@@ -34,10 +35,10 @@ import org.springframework.test.context.DynamicPropertyRegistry;
  */
 public final class ShopInfrastructure implements AutoCloseable {
     /** The local PostgreSQL; override with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER. */
-    public static final String PG_URL = env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
+    public static final String PG_URL = TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
 
-    public static final String PG_USER = env("TXOUTBOX_PG_USER", "postgres");
-    private static final String RABBIT_HOST = env("TXOUTBOX_RABBIT_HOST", "localhost");
+    public static final String PG_USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
+    private static final String RABBIT_HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "localhost");
 
     private final String schema;
     private final String exchange;
@@ -185,10 +186,5 @@ public final class ShopInfrastructure implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

@@ -1,18 +1,26 @@
-package io.txoutbox.server;
+package io.txoutbox.test.kafka;
 
-import io.txoutbox.test.kafka.KafkaBroker;
 import java.io.IOException;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * One real Kafka broker (the test kit's) for every server test class that needs it, started by the
- * first and killed when the run ends: a start costs seconds on a small machine.
+ * A JUnit 5 extension: one {@link KafkaBroker} for the whole test run, started by the first class that
+ * asks ({@code @ExtendWith(SharedKafka.class)}) and killed when the run ends. A start costs seconds on
+ * a small machine: every class shares the broker, each with topics of its own.
  */
-final class SharedKafka implements BeforeAllCallback {
+public final class SharedKafka implements BeforeAllCallback {
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(SharedKafka.class);
     private static volatile KafkaBroker broker;
 
+    /** Created by JUnit. */
+    public SharedKafka() {}
+
+    /**
+     * Starts the broker unless this run already did.
+     *
+     * @param context the class's context; the broker lives in the root context's store
+     */
     @Override
     public void beforeAll(ExtensionContext context) {
         broker = context.getRoot()
@@ -20,8 +28,11 @@ final class SharedKafka implements BeforeAllCallback {
                 .getOrComputeIfAbsent(KafkaBroker.class, k -> start(), KafkaBroker.class);
     }
 
-    /** @return the running broker; only inside a class extended with {@code SharedKafka} */
-    static KafkaBroker broker() {
+    /**
+     * @return the running broker
+     * @throws IllegalStateException outside a class extended with {@code SharedKafka}
+     */
+    public static KafkaBroker broker() {
         KafkaBroker b = broker;
         if (b == null) {
             throw new IllegalStateException("no Kafka broker: annotate the class with @ExtendWith(SharedKafka.class)");

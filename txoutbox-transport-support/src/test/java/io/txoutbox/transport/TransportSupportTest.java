@@ -1,0 +1,86 @@
+package io.txoutbox.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.txoutbox.OutboxValidationException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Stream;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Test;
+
+class TransportSupportTest {
+
+    @Test
+    void a_timeout_must_be_positive_and_at_most_ten_minutes() {
+        Settings.requireTimeout(Duration.ofSeconds(5), "X.timeout");
+        Settings.requireTimeout(Duration.ofMinutes(10), "X.timeout");
+        refused(() -> Settings.requireTimeout(Duration.ZERO, "X.timeout"), "X.timeout must be positive, not PT0S");
+        refused(() -> Settings.requireTimeout(null, "X.timeout"), "X.timeout must be positive, not null");
+        refused(() -> Settings.requireNotBlank(" ", "X.name"), "X.name must not be blank");
+        assertThat(validationError(() -> Settings.checkTimeout(Duration.ofMinutes(11), "X.timeout")))
+                .hasMessage("X.timeout is PT11M; at most 10 minutes")
+                .extracting(OutboxValidationException::field, OutboxValidationException::limit)
+                .containsExactly("X.timeout", "10 minutes");
+        assertThat(validationError(() -> Settings.checkTimeout(Duration.ofSeconds(-1), "X.timeout"))
+                        .limit())
+                .isEqualTo("> 0");
+    }
+
+    private static void refused(ThrowingCallable check, String message) {
+        assertThatThrownBy(check)
+                .isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessage(message);
+    }
+
+    private static OutboxValidationException validationError(ThrowingCallable check) {
+        return catchThrowableOfType(OutboxValidationException.class, check);
+    }
+
+    @Test
+    void text_types_and_strict_utf8() {
+        Stream<String> types = Stream.of(
+                "application/json; charset=utf-8",
+                "application/cloudevents+json",
+                "TEXT/plain",
+                "application/vnd.x+xml",
+                "application/octet-stream",
+                "image/png");
+        assertThat(types.filter(ContentTypes::isText))
+                .containsExactly(
+                        "application/json; charset=utf-8",
+                        "application/cloudevents+json",
+                        "TEXT/plain",
+                        "application/vnd.x+xml");
+        assertThat(ContentTypes.isText(null)).isFalse();
+        assertThat(ContentTypes.utf8OrNull("é{}".getBytes(StandardCharsets.UTF_8)))
+                .isEqualTo("é{}");
+        assertThat(ContentTypes.utf8OrNull(new byte[] {(byte) 0xC3})).isNull();
+    }
+
+    @Test
+    void batches_run_on_named_daemon_threads_until_closed() throws Exception {
+        PublisherThreads threads = new PublisherThreads("unit", "UnitPublisher[x]");
+        Thread ran = threads.submit(Thread::currentThread).toCompletableFuture().get();
+        assertThat(ran.getName()).matches("txoutbox-unit-\\d+-1");
+        assertThat(ran.isDaemon()).isTrue();
+
+        assertThat(threads.close(Duration.ofSeconds(5))).isTrue();
+        assertThat(threads.close(Duration.ofSeconds(5))).isFalse();
+        assertThat(threads.isClosed()).isTrue();
+        CompletableFuture<String> refused = threads.submit(() -> "never").toCompletableFuture();
+        assertThatThrownBy(refused::get)
+                .isInstanceOf(ExecutionException.class)
+                .cause()
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("UnitPublisher[x] is closed");
+        assertThatThrownBy(() -> threads.start(() -> "never"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("UnitPublisher[x] is closed");
+        assertThat(threads.executeUnlessClosed(() -> {})).isFalse();
+    }
+}
