@@ -83,6 +83,34 @@ class PostgresKeysetClaimTest extends DatabaseTest {
     }
 
     @Test
+    void after_a_look_behind_found_nothing_an_empty_claim_waits_for_the_rescan_instead_of_walking_the_index()
+            throws Exception {
+        Outbox outbox = newOutbox();
+        try (OutboxStore store = storeOf(outbox);
+                Connection late = dataSource().getConnection()) {
+            late.setAutoCommit(false);
+            OutboxEvent behind = outbox.append(late, event("order.placed", "late"));
+            appendCommitted(outbox, event("order.placed", "a"));
+            assertThat(claim(store, "relay-1")).hasSize(1);
+            assertThat(claim(store, "relay-1"))
+                    .as("nothing ahead, nothing behind yet")
+                    .isEmpty();
+
+            late.commit();
+            assertThat(claim(store, "relay-1"))
+                    .as("the last look behind found nothing: no walk from the bottom until the rescan")
+                    .isEmpty();
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            List<UUID> claimed = List.of();
+            while (claimed.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                claimed = claim(store, "relay-1").stream().map(ClaimedEvent::id).toList();
+            }
+            assertThat(claimed).as("the rescan from the bottom").containsExactly(behind.id());
+        }
+    }
+
+    @Test
     void an_expired_lease_behind_the_cursor_is_taken_over_when_nothing_is_ahead() throws Exception {
         Outbox outbox = newOutbox();
         try (OutboxStore store = storeOf(outbox)) {

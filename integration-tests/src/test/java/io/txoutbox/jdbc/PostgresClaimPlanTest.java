@@ -87,7 +87,7 @@ class PostgresClaimPlanTest {
         OutboxSql sql = new OutboxSql(SqlDialect.of(Dialect.POSTGRESQL), OutboxTable.of(table), null);
         for (String claim :
                 new String[] {sql.dialect().claimReturning(), sql.dialect().claimReturningAfter()}) {
-            boolean after = claim.contains("(o.available_at, o.seq) >");
+            boolean after = claim.contains("(o.available_at, o.seq) >=");
             String plan = explain(sql.render(claim), after, true);
             assertThat(plan).contains("Index Scan using " + table + "_due_idx");
             assertIndexOnly(plan);

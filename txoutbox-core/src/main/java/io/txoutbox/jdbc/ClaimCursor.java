@@ -16,11 +16,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>A row can come to be due behind the cursor: an appending transaction that committed after the
  * relay claimed past its rows (their {@code available_at} is the append's time), a lease that expired
  * or was returned, a row another program inserted with an old time. So a relay claims from the bottom
- * whenever its claim from the cursor finds nothing (the claims keep that), and, while there is always
- * work ahead, at least every {@link #RESCAN_INTERVAL}; where a claim from the bottom is itself slow (many
- * dead entries under a held snapshot) no more often than {@link #RESCAN_COST_FACTOR} times its duration,
- * so that it costs at most a twentieth of a busy relay's time. The first claim of a relay starts at the
- * bottom.
+ * at least every {@link #RESCAN_INTERVAL}, and where a claim from the bottom is itself slow (many dead
+ * entries under a held snapshot) no more often than {@link #RESCAN_COST_FACTOR} times its duration, so
+ * that it costs at most a twentieth of a busy relay's time; and when its claim from the cursor finds
+ * nothing, it looks behind the cursor at once, unless the last look behind found nothing there (then the
+ * next claim from the bottom is the next look). The first claim of a relay starts at the bottom.
  */
 final class ClaimCursor {
     /** The longest a row due behind a relay's cursor waits for a claim from the bottom, normally. */
@@ -38,8 +38,13 @@ final class ClaimCursor {
         }
     }
 
-    /** @param position where the relay's last claim ended; @param nextBottom when to claim from the bottom */
-    private record State(Position position, long nextBottom) {}
+    /**
+     * @param position where the relay's last claim ended
+     * @param nextBottom when to claim from the bottom, at the latest
+     * @param lookBehind whether a claim from the cursor that finds nothing looks behind it at once: until a
+     *     look behind found nothing there, and again after the next claim from the bottom that did
+     */
+    private record State(Position position, long nextBottom, boolean lookBehind) {}
 
     private final ConcurrentHashMap<String, State> states = new ConcurrentHashMap<>();
 
@@ -53,28 +58,45 @@ final class ClaimCursor {
     }
 
     /**
+     * @return whether a claim from the cursor that found nothing should claim from the bottom at once.
+     *     Not after a look behind that found nothing there (until the next claim from the bottom is due):
+     *     under a held snapshot a claim from the bottom walks every dead entry, and a relay woken after
+     *     every commit finds nothing ahead many times a second
+     */
+    boolean mayLookBehind(String owner) {
+        State s = states.get(owner);
+        return s == null || s.lookBehind() || System.nanoTime() - s.nextBottom() >= 0;
+    }
+
+    /**
      * Records a claim's end.
      *
      * @param owner the relay's lease owner
      * @param fromBottom whether the claim started at the bottom of the index
+     * @param first the position of the first row it claimed, or {@code null} when it claimed none
      * @param last the position of the last row it claimed, or {@code null} when it claimed none
      * @param tookNanos how long the claim took
      */
-    void claimed(String owner, boolean fromBottom, Position last, long tookNanos) {
+    void claimed(String owner, boolean fromBottom, Position first, Position last, long tookNanos) {
         State before = states.get(owner);
         if (before == null && states.size() >= MAX_OWNERS) {
             states.clear();
         }
+        Position cursor = before == null ? null : before.position();
         long nextBottom;
+        boolean lookBehind;
         if (fromBottom || before == null) {
             long wait = Math.max(RESCAN_INTERVAL.toNanos(), RESCAN_COST_FACTOR * tookNanos);
             nextBottom = System.nanoTime() + wait;
+            // Rows were due behind the cursor (or there was none yet): look behind again when nothing is ahead.
+            lookBehind = cursor == null || first != null && cursor.isAfter(first);
         } else {
             nextBottom = before.nextBottom();
+            lookBehind = before.lookBehind();
         }
         // A claim from the bottom may end behind the old cursor (rows were due there): start there next.
-        Position position = last != null ? last : before == null ? null : before.position();
-        states.put(owner, new State(position, nextBottom));
+        Position position = last != null ? last : cursor;
+        states.put(owner, new State(position, nextBottom, lookBehind));
     }
 
     /** Forgets a relay that stopped. */
@@ -82,9 +104,10 @@ final class ClaimCursor {
         states.remove(owner);
     }
 
-    /** Reads the positions of a claim's rows as {@link ClaimedRows} reads them, keeping the last. */
+    /** Reads the positions of a claim's rows as {@link ClaimedRows} reads them, keeping the first and last. */
     static final class Tracker implements ClaimedRows.EachRow {
         private final Binder bind;
+        private Position first;
         private Position last;
 
         Tracker(Binder bind) {
@@ -107,6 +130,14 @@ final class ClaimCursor {
             if (last == null || p.isAfter(last)) {
                 last = p;
             }
+            if (first == null || first.isAfter(p)) {
+                first = p;
+            }
+        }
+
+        /** @return the position of the first row read, or {@code null} */
+        Position first() {
+            return first;
         }
 
         /** @return the position of the last row read, or {@code null} */

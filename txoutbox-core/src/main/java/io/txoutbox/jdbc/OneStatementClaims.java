@@ -18,9 +18,9 @@ import java.util.List;
  * <p>In unordered mode, where the dialect supports it, each relay claims from its {@link ClaimCursor}:
  * after the position of its last claimed row, so the index entries of rows it already published are not
  * walked again (they stay in the index until vacuum, and as long as any snapshot is held). It claims
- * from the bottom of the index whenever nothing is due ahead of the cursor, and now and then while
- * there always is, so that a row that came to be due behind the cursor (a transaction that committed
- * late, an expired lease, a released one) is claimed too.
+ * from the bottom of the index now and then, and when nothing is due ahead of the cursor (see {@link
+ * ClaimCursor} for how often), so that a row that came to be due behind the cursor (a transaction that
+ * committed late, an expired lease, a released one) is claimed too.
  */
 final class OneStatementClaims extends Claims {
     private final String fromBottomSql;
@@ -43,14 +43,14 @@ final class OneStatementClaims extends Claims {
             long started = System.nanoTime();
             ClaimCursor.Tracker tracker = new ClaimCursor.Tracker(bind);
             List<ClaimedRows.Row> claimed = claim(c, from, tracker, owner, limit, maxBytes, lease, now);
-            if (claimed.isEmpty() && from != null) {
+            if (claimed.isEmpty() && from != null && cursors.mayLookBehind(owner)) {
                 // Nothing ahead of the cursor: look behind it at once, so a late commit waits for no rescan.
                 from = null;
                 started = System.nanoTime();
                 claimed = claim(c, null, tracker, owner, limit, maxBytes, lease, now);
             }
             if (keyset) {
-                cursors.claimed(owner, from == null, tracker.last(), System.nanoTime() - started);
+                cursors.claimed(owner, from == null, tracker.first(), tracker.last(), System.nanoTime() - started);
             }
             return rows.settle(c, claimed, owner);
         });
