@@ -243,7 +243,7 @@ final class Report {
                 Results.Row any = m.getValue().get("total");
                 String note = any == null ? "" : any.note();
                 b.append(" | ")
-                        .append(note.equals("snapshot held") ? "*held*" : note)
+                        .append(note.equals(Soak.HELD_NOTE) ? "*held*" : note)
                         .append(" |\n");
             }
             b.append('\n');
@@ -343,7 +343,11 @@ final class Report {
                         + format(r.get(Soak.WORKLOAD, Soak.HELD, tx, "p99 held")) + " ms held",
                 recovered == 1,
                 "recovered = the first minute after the hold whose p99 is within " + Soak.RECOVERED
-                        + "x of the p99 before it; the largest total size of that run: "
+                        + "x of the p99 before it; while it was held the relays published "
+                        + format(mean(minutes(r, Soak.HELD, "published", true))) + " events/s of "
+                        + format(mean(minutes(r, Soak.HELD, "committed", true))) + " committed, with "
+                        + whole(last(minutes(r, Soak.HELD, "dead rows", true))) + " dead rows at its end; the"
+                        + " largest total size of that run: "
                         + format(minutes(r, Soak.HELD, "total").stream()
                                 .mapToDouble(d -> d)
                                 .max()
@@ -423,17 +427,27 @@ final class Report {
         return "NaN";
     }
 
+    private static double mean(List<Double> values) {
+        return values.stream().mapToDouble(d -> d).average().orElse(Double.NaN);
+    }
+
     private static double last(List<Double> values) {
         return values.isEmpty() ? Double.NaN : values.get(values.size() - 1);
     }
 
     /** @return the metric of each of the soak run's minutes, in order */
     private static List<Double> minutes(Results r, String scenario, String metric) {
+        return minutes(r, scenario, metric, false);
+    }
+
+    /** @return the metric of each of the soak run's minutes (or only those with the snapshot held), in order */
+    private static List<Double> minutes(Results r, String scenario, String metric, boolean heldOnly) {
         List<Double> values = new ArrayList<>();
         for (Results.Row row : r.rows) {
             if (row.workload().equals(Soak.WORKLOAD)
                     && Soak.isMinute(row.scenario(), scenario)
-                    && row.metric().equals(metric)) {
+                    && row.metric().equals(metric)
+                    && (!heldOnly || row.note().equals(Soak.HELD_NOTE))) {
                 values.add(row.value());
             }
         }

@@ -43,6 +43,8 @@ final class Soak {
     static final String WORKLOAD = "W6";
     static final String STEADY = "steady";
     static final String HELD = "snapshot held";
+    /** The note of the rows of a minute during which the snapshot was held. */
+    static final String HELD_NOTE = "snapshot held";
     /** The relays of each run. */
     static final int RELAYS = 2;
     /** Producer threads; the pacer hands them one transaction every 1/rate s, whatever earlier ones do. */
@@ -196,7 +198,7 @@ final class Soak {
                     perWindow.add(h);
                     sizesPerWindow.add(size);
                     String s = minute(scenario, w);
-                    String note = w >= holdFrom && w <= holdTo ? "snapshot held" : "";
+                    String note = w >= holdFrom && w <= holdTo ? HELD_NOTE : "";
                     double seconds = window / 1e9;
                     results.add(
                             WORKLOAD,
@@ -354,8 +356,8 @@ final class Soak {
         results.add(WORKLOAD, scenario, Workloads.TXOUTBOX, "table", size[0], "MiB", note);
         results.add(WORKLOAD, scenario, Workloads.TXOUTBOX, "indexes", size[1], "MiB", note);
         results.add(WORKLOAD, scenario, Workloads.TXOUTBOX, "total", size[2], "MiB", note);
-        results.add(WORKLOAD, scenario, Workloads.TXOUTBOX, "dead rows", size[3], "rows", "pg_stat_user_tables");
-        results.add(WORKLOAD, scenario, Workloads.TXOUTBOX, "autovacuums", size[4], "runs", "so far, on this table");
+        results.add(WORKLOAD, scenario, Workloads.TXOUTBOX, "dead rows", size[3], "rows", note);
+        results.add(WORKLOAD, scenario, Workloads.TXOUTBOX, "autovacuums", size[4], "runs", note);
     }
 
     /** Starts one transaction every 1/rate s until {@code end}, whatever the earlier ones do (open loop). */
