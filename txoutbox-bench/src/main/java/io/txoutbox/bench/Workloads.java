@@ -628,10 +628,13 @@ final class Workloads {
     /** The workloads whose drains also report the shared buffers they touched per 1,000 events. */
     private static final List<String> DIAGNOSED = List.of("W4", "W5", "ORD");
 
-    /** W4's scenario on a never-analyzed table, and ORD's. */
+    /** W4's no-op drain on a never-analyzed table. */
     static final String NEVER_ANALYZED = "no-op, never analyzed";
 
+    /** ORD's drain, on an analyzed table. */
     static final String ORDERED = "ordered (BLOCK)";
+
+    /** ORD's drain on a never-analyzed table. */
     static final String ORDERED_NEVER_ANALYZED = "ordered (BLOCK), never analyzed";
 
     /** 1, 2 and 4 relays on one table at saturation. */
