@@ -149,6 +149,21 @@ public final class Dialect {
         return JdbcBackend.foreignWriterWakeupDdl(this, table);
     }
 
+    /**
+     * The archive of published rows in time partitions (PostgreSQL), as {@link Outbox#createSchema()}
+     * creates it for an outbox built with {@link Outbox.Builder#publishedPartitions(java.time.Duration)}, with the
+     * move of the rows retained in the table before; {@code
+     * db/migration/txoutbox/postgresql-published-partitions/} ships it for the default table. Needs no
+     * database.
+     *
+     * @param table the table and its column names
+     * @return the script
+     * @throws OutboxValidationException on every dialect but PostgreSQL
+     */
+    public String publishedPartitionsDdl(OutboxTable table) {
+        return JdbcBackend.publishedPartitionsDdl(this, table);
+    }
+
     @Override
     public String toString() {
         return "Dialect[" + name + "]";

@@ -183,6 +183,7 @@ public interface Outbox extends AutoCloseable {
         boolean foreignWriterWakeups;
         ThreadFactory threadFactory;
         boolean changeDataCapture;
+        Duration publishedPartitions;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -275,6 +276,20 @@ public interface Outbox extends AutoCloseable {
          */
         public Builder changeDataCapture(boolean changeDataCapture) {
             this.changeDataCapture = changeDataCapture;
+            return this;
+        }
+
+        /**
+         * Retention without bloat (PostgreSQL): a relay that {@link Relay.Builder#retainPublished retains}
+         * published rows moves each into {@code <table>_published}, partitioned by {@code published_at} in
+         * periods of this width, and its purge drops whole partitions older than the retention (a row stays
+         * the retention plus at most one period). The table keeps only pending and dead rows.
+         *
+         * @param width a whole number of hours, 1 hour to 31 days (default unset: rows stay in the table)
+         * @return this builder
+         */
+        public Builder publishedPartitions(Duration width) {
+            this.publishedPartitions = width;
             return this;
         }
 
@@ -377,6 +392,9 @@ public interface Outbox extends AutoCloseable {
                                 + " ordered mode governs what relays claim, and a table in change-data-capture"
                                 + " mode has no relay (the connector reads the change stream in commit order)");
             }
+            if (publishedPartitions != null) {
+                PartitionWidth.check(publishedPartitions, changeDataCapture, dialect, outboxTable());
+            }
             outboxTable();
             return this;
         }
@@ -421,7 +439,9 @@ public interface Outbox extends AutoCloseable {
                     threadFactory,
                     changeDataCapture,
                     createSchemaIfMissing,
-                    validateSchema);
+                    validateSchema,
+                    publishedPartitions,
+                    clock);
         }
 
         /** @return the configured dialect, detected (once) when none was given */

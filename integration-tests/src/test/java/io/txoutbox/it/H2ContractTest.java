@@ -38,6 +38,14 @@ class H2ContractTest {
     }
 
     @Nested
+    class LateCommit extends LateCommitContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
+
+    @Nested
     class CommitOrder extends CommitOrderContract {
         @Override
         TestDatabase database() {

@@ -38,6 +38,14 @@ class MariaDbContractTest {
     }
 
     @Nested
+    class LateCommit extends LateCommitContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.MARIADB;
+        }
+    }
+
+    @Nested
     class CommitOrder extends CommitOrderContract {
         @Override
         TestDatabase database() {

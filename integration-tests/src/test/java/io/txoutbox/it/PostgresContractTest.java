@@ -38,6 +38,14 @@ class PostgresContractTest {
     }
 
     @Nested
+    class LateCommit extends LateCommitContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.POSTGRES;
+        }
+    }
+
+    @Nested
     class CommitOrder extends CommitOrderContract {
         @Override
         TestDatabase database() {

@@ -60,11 +60,12 @@ class SchemaTest extends DatabaseTest {
             if (dialect == Dialect.POSTGRESQL) {
                 // V1 stays as shipped (a migration that ran must keep its checksum); V3 drops its trigger.
                 String v3 = resource(folder + "V3__txoutbox_outbox_no_commit_notify.sql");
+                String v4 = resource(folder + "V4__txoutbox_outbox_autovacuum.sql");
                 String v1WithoutTrigger =
                         v1.substring(0, v1.indexOf("\n-- Wake relays once per inserting transaction"));
-                assertThat(dialect.outboxDdl(defaults)).isEqualTo(v1WithoutTrigger + "\n" + v3);
+                assertThat(dialect.outboxDdl(defaults)).isEqualTo(v1WithoutTrigger + "\n" + v3 + "\n" + v4);
                 assertThat(resource("/db/migration/txoutbox/postgresql-foreign-writers/"
-                                + "V4__txoutbox_outbox_foreign_writer_wakeups.sql"))
+                                + "R__txoutbox_outbox_foreign_writer_wakeups.sql"))
                         .isEqualTo(dialect.foreignWriterWakeupDdl(defaults));
             } else {
                 assertThat(v1).as(dialect.name()).isEqualTo(dialect.outboxDdl(defaults));
@@ -85,6 +86,7 @@ class SchemaTest extends DatabaseTest {
             migrate(migrated, "/db/migration/txoutbox/postgresql/V1__txoutbox_outbox.sql");
             assertThat(triggers(migrated)).as("V1 as shipped in 0.1").containsExactly("outbox_notify");
             migrate(migrated, "/db/migration/txoutbox/postgresql/V3__txoutbox_outbox_no_commit_notify.sql");
+            migrate(migrated, "/db/migration/txoutbox/postgresql/V4__txoutbox_outbox_autovacuum.sql");
             Outbox.builder(dataSource())
                     .table(created + ".outbox")
                     .createSchemaIfMissing(true)
@@ -94,10 +96,13 @@ class SchemaTest extends DatabaseTest {
             assertThat(triggers(created)).isEmpty();
             assertThat(indexes(migrated)).isEqualTo(indexes(created)).isNotEmpty();
             assertThat(columns(migrated)).isEqualTo(columns(created)).isNotEmpty();
+            assertThat(reloptions(migrated))
+                    .isEqualTo(reloptions(created))
+                    .contains("fillfactor=50", "autovacuum_vacuum_scale_factor=0", "autovacuum_vacuum_threshold=5000");
 
             migrate(
                     migrated,
-                    "/db/migration/txoutbox/postgresql-foreign-writers/V4__txoutbox_outbox_foreign_writer_wakeups.sql");
+                    "/db/migration/txoutbox/postgresql-foreign-writers/R__txoutbox_outbox_foreign_writer_wakeups.sql");
             Outbox.builder(dataSource())
                     .table(created + ".outbox")
                     .createSchemaIfMissing(true)
@@ -109,6 +114,21 @@ class SchemaTest extends DatabaseTest {
         } finally {
             execute("DROP SCHEMA " + migrated + " CASCADE");
             execute("DROP SCHEMA " + created + " CASCADE");
+        }
+    }
+
+    /** @return the storage parameters of the schema's outbox table */
+    private String reloptions(String schema) {
+        try (Connection c = dataSource().getConnection();
+                java.sql.PreparedStatement ps = c.prepareStatement("SELECT array_to_string(c.reloptions, ',')"
+                        + " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+                        + " WHERE n.nspname = ? AND c.relname = 'outbox'")) {
+            ps.setString(1, schema);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
         }
     }
 

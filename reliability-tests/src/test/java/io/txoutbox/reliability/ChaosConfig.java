@@ -13,6 +13,8 @@ import java.time.Duration;
  * @param minEvents producers go on past the faults until this many events committed
  * @param relays relay processes
  * @param batchSize rows per claim
+ * @param inFlightBatches the relays' {@code maxInFlightBatches}: pipelining on, so every fault meets
+ *     relays with several batches in flight
  * @param lease the relays' lease
  * @param publishTimeout the relays' publish timeout
  * @param ordered ordered mode (per-aggregate order checked)
@@ -33,6 +35,7 @@ record ChaosConfig(
         long minEvents,
         int relays,
         int batchSize,
+        int inFlightBatches,
         Duration lease,
         Duration publishTimeout,
         boolean ordered,
@@ -73,6 +76,9 @@ record ChaosConfig(
         }
     }
 
+    /** Batches each chaos relay has in flight at once: pipelining is on in every run. */
+    static final int IN_FLIGHT_BATCHES = 3;
+
     /** The bounded run of the normal suite: about two and a half minutes of faults. */
     static ChaosConfig bounded(long seed) {
         return new ChaosConfig(
@@ -82,6 +88,7 @@ record ChaosConfig(
                 52_000,
                 3,
                 50,
+                IN_FLIGHT_BATCHES,
                 Duration.ofSeconds(3),
                 Duration.ofSeconds(2),
                 false,
@@ -105,6 +112,7 @@ record ChaosConfig(
                 12_000,
                 3,
                 50,
+                IN_FLIGHT_BATCHES,
                 Duration.ofSeconds(3),
                 Duration.ofSeconds(2),
                 true,
@@ -132,6 +140,7 @@ record ChaosConfig(
                 3_000,
                 3,
                 50,
+                IN_FLIGHT_BATCHES,
                 Duration.ofSeconds(3),
                 Duration.ofSeconds(2),
                 false,
@@ -156,6 +165,7 @@ record ChaosConfig(
                 (long) (52_000 * scale),
                 3,
                 50,
+                IN_FLIGHT_BATCHES,
                 Duration.ofSeconds(3),
                 Duration.ofSeconds(2),
                 ordered,

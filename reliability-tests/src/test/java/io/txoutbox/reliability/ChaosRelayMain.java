@@ -28,8 +28,8 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  * even after a SIGKILL.
  *
  * <p>Arguments: transport ({@code nats|sqs|jms}), target (the broker's URL through the proxy),
- * destination (the subject prefix, the queue name), table, relay name, batch size, lease ms, publish
- * timeout ms, ordered ({@code true|false}), application name.
+ * destination (the subject prefix, the queue name), table, relay name, batch size, batches in flight,
+ * lease ms, publish timeout ms, ordered ({@code true|false}), application name.
  */
 public final class ChaosRelayMain {
     private ChaosRelayMain() {}
@@ -41,12 +41,14 @@ public final class ChaosRelayMain {
         String table = args[3];
         String name = args[4];
         int batchSize = Integer.parseInt(args[5]);
-        Duration lease = Duration.ofMillis(Long.parseLong(args[6]));
-        Duration publishTimeout = Duration.ofMillis(Long.parseLong(args[7]));
-        boolean ordered = Boolean.parseBoolean(args[8]);
-        String applicationName = args[9];
+        int inFlightBatches = Integer.parseInt(args[6]);
+        Duration lease = Duration.ofMillis(Long.parseLong(args[7]));
+        Duration publishTimeout = Duration.ofMillis(Long.parseLong(args[8]));
+        boolean ordered = Boolean.parseBoolean(args[9]);
+        String applicationName = args[10];
 
-        HikariDataSource dataSource = Pg.pool(applicationName, 4);
+        // The claim, the LISTEN connection, a mark per batch in flight, and one to spare.
+        HikariDataSource dataSource = Pg.pool(applicationName, 3 + inFlightBatches);
         Outbox.Builder builder = Outbox.builder(dataSource).table(table);
         if (ordered) {
             builder.ordered(DeadHeadPolicy.BLOCK);
@@ -65,6 +67,7 @@ public final class ChaosRelayMain {
         Relay relay = outbox.relay(publisher)
                 .name(name)
                 .batchSize(batchSize)
+                .maxInFlightBatches(inFlightBatches)
                 .leaseDuration(lease)
                 .publishTimeout(publishTimeout)
                 .pollInterval(Duration.ofMillis(500))

@@ -47,7 +47,8 @@ import java.util.concurrent.TimeUnit;
  *       whose acknowledgements are lost, and re-publishes it).
  * </ul>
  *
- * So {@code duplicates <= batchSize * (kills + stops + terminatedRelayBackends + brokerFaults * relays)}.
+ * So {@code duplicates <= batchSize * inFlightBatches * (kills + stops + terminatedRelayBackends +
+ * brokerFaults * relays)}: a pipelining relay may lose the marks of all its batches in flight at once.
  * Two choices keep it that tight for NATS, and are stated in RELIABILITY.md: the NATS client's reconnect
  * buffer is off (a publish while disconnected fails at once instead of being sent again after the relay
  * gave up on it), and the stream's duplicate window is 100 ms, the least JetStream takes (so the broker
@@ -138,6 +139,7 @@ final class ChaosRun {
                             table,
                             name,
                             Integer.toString(config.batchSize()),
+                            Integer.toString(config.inFlightBatches()),
                             Long.toString(config.lease().toMillis()),
                             Long.toString(config.publishTimeout().toMillis()),
                             Boolean.toString(config.ordered()),
@@ -382,6 +384,7 @@ final class ChaosRun {
             }
         }
         long bound = (long) config.batchSize()
+                * config.inFlightBatches()
                 * (kills + stops + relayBackendsTerminated + (long) brokerFaults * config.relays());
         return new Result(
                 config,

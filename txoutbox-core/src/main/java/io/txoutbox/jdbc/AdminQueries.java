@@ -37,14 +37,21 @@ final class AdminQueries {
     private final String blockedEventsSql;
     private final String purgeSql;
 
-    AdminQueries(OutboxSql sql, Jdbc jdbc, Binder bind, DeadHeadPolicy ordered, boolean changeDataCapture) {
+    /** @param statsTemplate the stats statement: {@link SqlDialect#stats()}, or one that counts an archive too */
+    AdminQueries(
+            OutboxSql sql,
+            Jdbc jdbc,
+            Binder bind,
+            DeadHeadPolicy ordered,
+            boolean changeDataCapture,
+            String statsTemplate) {
         this.sql = sql;
         this.jdbc = jdbc;
         this.bind = bind;
         this.ordered = ordered;
         this.changeDataCapture = changeDataCapture;
         SqlDialect d = sql.dialect();
-        this.statsSql = sql.render(d.stats());
+        this.statsSql = sql.render(statsTemplate);
         this.blockedAggregatesSql = sql.render(d.blockedAggregates());
         this.blockedEventsSql = sql.render(d.blockedEvents());
         this.purgeSql = sql.render(d.purge());

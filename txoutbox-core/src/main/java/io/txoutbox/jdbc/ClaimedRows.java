@@ -40,10 +40,21 @@ final class ClaimedRows {
     /** One claimed row: an event, or why it could not be read, or (no id) the raw key to quarantine it by. */
     record Row(ClaimedEvent event, UUID id, String rawKey, String problem) {}
 
+    /** What else a claim reads of each of its rows, before the row is turned into an event. */
+    interface EachRow {
+        void accept(ResultSet rs) throws SQLException;
+    }
+
     /** Reads every row of a claim's result. */
     List<Row> read(ResultSet rs) throws SQLException {
+        return read(rs, row -> {});
+    }
+
+    /** Reads every row of a claim's result, showing each to {@code each} first. */
+    List<Row> read(ResultSet rs, EachRow each) throws SQLException {
         List<Row> rows = new ArrayList<>();
         while (rs.next()) {
+            each.accept(rs);
             UUID id;
             try {
                 id = bind.getId(rs, "id");

@@ -3,6 +3,7 @@ package io.txoutbox.jdbc;
 import io.txoutbox.spi.ClaimResult;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -23,7 +24,8 @@ abstract class Claims {
         this.jdbc = jdbc;
         this.bind = bind;
         this.rows = new ClaimedRows(sql, bind);
-        this.nextDueSql = sql.render(sql.dialect().nextDue());
+        this.nextDueSql =
+                sql.dialect().claimPlanSettings() + sql.render(sql.dialect().nextDue());
     }
 
     /** @return the strategy the dialect's capabilities allow */
@@ -43,11 +45,30 @@ abstract class Claims {
 
     abstract ClaimResult claimWithin(String owner, int limit, long maxBytes, Duration lease, Instant now);
 
+    /** Forgets what the claims keep of a relay that stopped (see {@link #claim}). */
+    void forget(String owner) {}
+
+    /**
+     * Executes a statement that may start with the dialect's planner settings.
+     *
+     * @return the result set of its query, after the results of any statements before it
+     */
+    static ResultSet query(PreparedStatement ps) throws SQLException {
+        boolean isQuery = ps.execute();
+        while (!isQuery) {
+            if (ps.getUpdateCount() == -1) {
+                throw new SQLException("txoutbox: the claim statement returned no rows");
+            }
+            isQuery = ps.getMoreResults();
+        }
+        return ps.getResultSet();
+    }
+
     /** @return the earliest due time of pending rows no one leases (in ordered mode: of heads) */
     final Optional<Instant> nextDueAt() {
         return jdbc.autocommit("next due", c -> {
             try (PreparedStatement ps = c.prepareStatement(nextDueSql);
-                    ResultSet rs = ps.executeQuery()) {
+                    ResultSet rs = query(ps)) {
                 rs.next();
                 return Optional.ofNullable(bind.getTime(rs, "due"));
             }

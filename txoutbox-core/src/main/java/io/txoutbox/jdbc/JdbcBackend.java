@@ -34,7 +34,11 @@ public final class JdbcBackend {
      * @param changeDataCapture append deletes every row it inserts, for a change-data-capture connector
      * @param createSchema create the table if it is missing
      * @param validateSchema check the table's shape
+     * @param publishedPartitions the width of the periods of the archive of published rows (PostgreSQL), or
+     *     {@code null} to keep published rows in the table
+     * @param clock the outbox's clock, which stamps published times
      * @return the store; closing it stops its notifier
+     * @throws io.txoutbox.OutboxValidationException when the dialect cannot take published partitions
      */
     public static OutboxStore store(
             DataSource dataSource,
@@ -47,7 +51,9 @@ public final class JdbcBackend {
             ThreadFactory threadFactory,
             boolean changeDataCapture,
             boolean createSchema,
-            boolean validateSchema) {
+            boolean validateSchema,
+            Duration publishedPartitions,
+            InstantSource clock) {
         JdbcOutboxStore store = new JdbcOutboxStore(
                 dataSource,
                 table,
@@ -55,7 +61,9 @@ public final class JdbcBackend {
                 ordered,
                 new WakeupOptions(notifyAfterCommit, notifyWindow, foreignWriterWakeups),
                 threadFactory,
-                changeDataCapture);
+                changeDataCapture,
+                publishedPartitions,
+                clock);
         try {
             if (createSchema) {
                 store.createSchema();
@@ -103,6 +111,16 @@ public final class JdbcBackend {
      */
     public static String outboxDdl(Dialect dialect, OutboxTable table) {
         return SchemaManager.outboxDdl(table, SqlDialect.of(dialect));
+    }
+
+    /**
+     * @param dialect the database
+     * @param table the table and its column names
+     * @return the DDL of the archive of published rows in time partitions
+     * @throws io.txoutbox.OutboxValidationException where the database cannot take it
+     */
+    public static String publishedPartitionsDdl(Dialect dialect, OutboxTable table) {
+        return PublishedPartitions.ddl(table, SqlDialect.of(dialect));
     }
 
     /**

@@ -15,6 +15,7 @@ import io.txoutbox.spi.WakeSubscription;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -40,6 +41,8 @@ final class JdbcOutboxStore implements OutboxStore {
     private final AdminQueries admin;
     private final SchemaManager schema;
     private final Wakeups wakeups;
+    /** The archive of published rows in time partitions, or {@code null}: published rows stay in the table. */
+    private final PublishedPartitions partitions;
 
     /**
      * @param dataSource where the table lives; the store borrows a connection per operation (and one for
@@ -52,6 +55,9 @@ final class JdbcOutboxStore implements OutboxStore {
      *     txoutbox-notify-<table>}
      * @param changeDataCapture whether append deletes each inserted row in the same transaction, for a
      *     table read by a change-data-capture connector instead of relays (which then need no wake-ups)
+     * @param publishedPartitions the width of the archive's periods, or {@code null} to keep published
+     *     rows in the table
+     * @param clock the outbox's clock, which stamps published times (unused without partitions)
      */
     JdbcOutboxStore(
             DataSource dataSource,
@@ -60,7 +66,9 @@ final class JdbcOutboxStore implements OutboxStore {
             DeadHeadPolicy ordered,
             WakeupOptions options,
             ThreadFactory threadFactory,
-            boolean changeDataCapture) {
+            boolean changeDataCapture,
+            Duration publishedPartitions,
+            InstantSource clock) {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource is required");
         }
@@ -71,8 +79,19 @@ final class JdbcOutboxStore implements OutboxStore {
         this.changeDataCapture = changeDataCapture;
         this.appender = new Appender(sql, bind, changeDataCapture);
         this.claims = Claims.of(sql, jdbc, bind);
-        this.marks = Marks.of(sql, jdbc, bind);
-        this.admin = new AdminQueries(sql, jdbc, bind, ordered, changeDataCapture);
+        this.partitions = publishedPartitions == null
+                ? null
+                : new PublishedPartitions(sql, jdbc, bind, publishedPartitions, clock);
+        this.marks = partitions == null
+                ? Marks.of(sql, jdbc, bind)
+                : new OneStatementMarks(sql, jdbc, bind, partitions.markSql());
+        this.admin = new AdminQueries(
+                sql,
+                jdbc,
+                bind,
+                ordered,
+                changeDataCapture,
+                partitions == null ? dialect.stats() : partitions.statsTemplate());
         this.schema = new SchemaManager(sql, jdbc, options);
         ThreadFactory notifierThreads = threadFactory != null
                 ? threadFactory
@@ -119,6 +138,7 @@ final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public int releaseLeases(String owner) {
+        claims.forget(owner);
         return marks.releaseLeases(owner);
     }
 
@@ -153,17 +173,23 @@ final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public int purgePublished(Instant olderThan, int batchSize) {
-        return admin.purgePublished(olderThan, batchSize);
+        return partitions == null ? admin.purgePublished(olderThan, batchSize) : partitions.purge(olderThan, batchSize);
     }
 
     @Override
     public void createSchema() {
         schema.createSchema();
+        if (partitions != null) {
+            partitions.createSchema();
+        }
     }
 
     @Override
     public void validateSchema() {
         schema.validateSchema();
+        if (partitions != null) {
+            partitions.validateSchema();
+        }
     }
 
     @Override

@@ -1,8 +1,10 @@
 package io.txoutbox.jdbc;
 
 import io.txoutbox.spi.ClaimResult;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -10,31 +12,79 @@ import java.util.List;
 /**
  * Claims a batch with one {@code UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED) … RETURNING} in
  * autocommit: the statement picks the rows within the byte budget by their payload sizes, leases them
- * and returns them, and its commit is the claim's.
+ * and returns them, and its commit is the claim's. The planner settings of the dialect run in the same
+ * round trip, so the plan is the due index's whether or not the table was ever analyzed.
+ *
+ * <p>In unordered mode, where the dialect supports it, each relay claims from its {@link ClaimCursor}:
+ * after the position of its last claimed row, so the index entries of rows it already published are not
+ * walked again (they stay in the index until vacuum, and as long as any snapshot is held). It claims
+ * from the bottom of the index whenever nothing is due ahead of the cursor, and now and then while
+ * there always is, so that a row that came to be due behind the cursor (a transaction that committed
+ * late, an expired lease, a released one) is claimed too.
  */
 final class OneStatementClaims extends Claims {
-    private final String claimSql;
+    private final String fromBottomSql;
+    private final String fromCursorSql;
+    private final boolean keyset;
+    private final ClaimCursor cursors = new ClaimCursor();
 
     OneStatementClaims(OutboxSql sql, Jdbc jdbc, Binder bind) {
         super(sql, jdbc, bind);
-        this.claimSql = sql.render(sql.dialect().claimReturning());
+        SqlDialect d = sql.dialect();
+        this.fromBottomSql = d.claimPlanSettings() + sql.render(d.claimReturning());
+        this.keyset = d.supportsKeysetClaims() && !sql.ordered();
+        this.fromCursorSql = keyset ? d.claimPlanSettings() + sql.render(d.claimReturningAfter()) : fromBottomSql;
     }
 
     @Override
     ClaimResult claimWithin(String owner, int limit, long maxBytes, Duration lease, Instant now) {
         return jdbc.autocommit("claim", c -> {
-            List<ClaimedRows.Row> claimed;
-            try (PreparedStatement ps = c.prepareStatement(claimSql)) {
-                bind.setTime(ps, 1, now);
-                ps.setInt(2, limit);
-                ps.setLong(3, maxBytes);
-                ps.setString(4, owner);
-                ps.setLong(5, lease.toMillis());
-                try (ResultSet rs = ps.executeQuery()) {
-                    claimed = rows.read(rs);
-                }
+            ClaimCursor.Position from = keyset ? cursors.startFor(owner) : null;
+            long started = System.nanoTime();
+            ClaimCursor.Tracker tracker = new ClaimCursor.Tracker(bind);
+            List<ClaimedRows.Row> claimed = claim(c, from, tracker, owner, limit, maxBytes, lease, now);
+            if (claimed.isEmpty() && from != null) {
+                // Nothing ahead of the cursor: look behind it at once, so a late commit waits for no rescan.
+                from = null;
+                started = System.nanoTime();
+                claimed = claim(c, null, tracker, owner, limit, maxBytes, lease, now);
+            }
+            if (keyset) {
+                cursors.claimed(owner, from == null, tracker.last(), System.nanoTime() - started);
             }
             return rows.settle(c, claimed, owner);
         });
+    }
+
+    private List<ClaimedRows.Row> claim(
+            Connection c,
+            ClaimCursor.Position from,
+            ClaimCursor.Tracker tracker,
+            String owner,
+            int limit,
+            long maxBytes,
+            Duration lease,
+            Instant now)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(from == null ? fromBottomSql : fromCursorSql)) {
+            int i = 1;
+            bind.setTime(ps, i++, now);
+            if (from != null) {
+                bind.setTime(ps, i++, from.availableAt());
+                ps.setLong(i++, from.seq());
+            }
+            ps.setInt(i++, limit);
+            ps.setLong(i++, maxBytes);
+            ps.setString(i++, owner);
+            ps.setLong(i, lease.toMillis());
+            try (ResultSet rs = Claims.query(ps)) {
+                return rows.read(rs, tracker);
+            }
+        }
+    }
+
+    @Override
+    void forget(String owner) {
+        cursors.forget(owner);
     }
 }

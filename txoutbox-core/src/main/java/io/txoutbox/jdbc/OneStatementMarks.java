@@ -19,11 +19,25 @@ import java.util.UUID;
 final class OneStatementMarks extends Marks {
     private final String deletingSql;
     private final String retainingSql;
+    private final boolean archiving;
 
     OneStatementMarks(OutboxSql sql, Jdbc jdbc, Binder bind) {
         super(sql, jdbc, bind);
         this.deletingSql = sql.render(sql.dialect().markDeleting());
         this.retainingSql = sql.render(sql.dialect().markRetaining());
+        this.archiving = false;
+    }
+
+    /**
+     * Marks that keep published rows by moving them into an archive table ({@link PublishedPartitions}).
+     *
+     * @param archivingSql the rendered {@link SqlDialect#markArchiving()}
+     */
+    OneStatementMarks(OutboxSql sql, Jdbc jdbc, Binder bind, String archivingSql) {
+        super(sql, jdbc, bind);
+        this.deletingSql = sql.render(sql.dialect().markDeleting());
+        this.retainingSql = archivingSql;
+        this.archiving = true;
     }
 
     @Override
@@ -51,7 +65,11 @@ final class OneStatementMarks extends Marks {
             ps.setArray(2, c.createArrayOf("varchar", states));
             ps.setArray(3, c.createArrayOf("text", times));
             ps.setArray(4, c.createArrayOf("text", errors));
-            if (retain) {
+            if (retain && archiving) {
+                ps.setString(5, owner);
+                ps.setString(6, owner);
+                ps.setString(7, now.toString());
+            } else if (retain) {
                 ps.setString(5, now.toString());
                 ps.setString(6, owner);
             } else {

@@ -12,6 +12,7 @@ final class OutboxSql {
     private final SqlDialect dialect;
     private final OutboxTable table;
     private final String head;
+    private final boolean ordered;
 
     /**
      * @param dialect the database's statements
@@ -22,6 +23,12 @@ final class OutboxSql {
         this.dialect = dialect;
         this.table = table;
         this.head = dialect.headFilter(ordered);
+        this.ordered = ordered != null;
+    }
+
+    /** @return whether claims keep each aggregate's order (only heads are due) */
+    boolean ordered() {
+        return ordered;
     }
 
     /** @return the dialect whose templates this renders */

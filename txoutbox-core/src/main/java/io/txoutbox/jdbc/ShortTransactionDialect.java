@@ -24,6 +24,23 @@ abstract class ShortTransactionDialect extends PostgresDialect {
         return false;
     }
 
+    @Override
+    public final boolean supportsKeysetClaims() {
+        return false;
+    }
+
+    /** MariaDB and H2 keep statistics of their own (InnoDB samples a table when it opens it): no settings. */
+    @Override
+    public final String claimPlanSettings() {
+        return "";
+    }
+
+    /** Published rows stay in the table: no archive in time partitions. */
+    @Override
+    public final boolean supportsPublishedPartitions() {
+        return false;
+    }
+
     /** The headers column is text: no cast. */
     @Override
     public String insert() {

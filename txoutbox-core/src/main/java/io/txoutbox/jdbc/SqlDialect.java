@@ -116,6 +116,25 @@ interface SqlDialect {
     String claimReturning();
 
     /**
+     * @return whether a claim can start after the position of the relay's last claimed row ({@link
+     *     #claimReturningAfter()}) instead of walking the due index from its start
+     */
+    boolean supportsKeysetClaims();
+
+    /**
+     * @return {@link #claimReturning()} starting after a due-index position; binds now, the position's
+     *     available at and seq, limit, byte budget, owner, lease millis; only where {@link
+     *     #supportsKeysetClaims()}
+     */
+    String claimReturningAfter();
+
+    /**
+     * @return statements run before a claim, in its transaction, so that its plan does not depend on
+     *     planner statistics; empty where the database needs none
+     */
+    String claimPlanSettings();
+
+    /**
      * @return selects and locks due rows, skipping locked ones; binds now, limit; returns {@code id} and
      *     {@code bytes}, the payload's size, so the rows within the byte budget are picked before any
      *     payload is read
@@ -219,6 +238,47 @@ interface SqlDialect {
 
     /** @return deletes a consumer's old records; binds consumer, processed before */
     String inboxPurge();
+
+    // ---- published partitions ----------------------------------------------------------------------
+    // Published rows kept in an archive table partitioned by published_at, dropped a partition at a time
+    // (PublishedPartitions). Tokens besides the usual: {archive} (the archive table, qualified),
+    // {archive_default} (its default partition), {partition} (one period's partition), {from} and {to}
+    // (its bounds, rendered from instants the store computed, never from input).
+
+    /** @return whether published rows can live in a range-partitioned archive table */
+    boolean supportsPublishedPartitions();
+
+    /** @return the archive table's DDL: the table, its default partition and the default's index */
+    String archiveDdl();
+
+    /**
+     * @return marks a batch in one statement, moving published rows into the archive; binds the four
+     *     arrays, owner, owner, published at; returns the marked ids ({@code id})
+     */
+    String markArchiving();
+
+    /** @return {@link #stats()} counting the archive's rows as published too */
+    String statsWithArchive();
+
+    /**
+     * @return the archive's partitions; binds the archive's name; labels {@code name}, {@code
+     *     is_default}, {@code lower_bound}, {@code upper_bound} (NULL for bounds that are not times),
+     *     {@code rows} (the catalogue's estimate)
+     */
+    String archivePartitions();
+
+    /**
+     * @return the script that adds the partition of one period, moving the default partition's rows of
+     *     that period into it; does nothing where the partition exists or another relay is adding one
+     *     (the advisory lock {lock}, two keys)
+     */
+    String addPartition();
+
+    /** @return the script that drops {partition}, if it still exists */
+    String dropPartition();
+
+    /** @return deletes at most a bound number of the default partition's rows older than a bound time */
+    String purgeArchiveDefault();
 
     /** The kinds of column the schema check knows. */
     enum ColumnKind {

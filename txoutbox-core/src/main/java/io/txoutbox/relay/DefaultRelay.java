@@ -58,8 +58,12 @@ final class DefaultRelay implements Relay {
     private final RelayReporter reporter;
     private final BatchPublisher publisher;
     private final RelayCycle cycle;
+    private final Pipeline pipeline;
 
     private final WakeSignal wake = new WakeSignal();
+    /** Cuts short a mark's retry pause when the relay stops; a separate signal, so no wake-up is taken. */
+    private final WakeSignal stopping = new WakeSignal();
+
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private volatile boolean running;
@@ -89,13 +93,7 @@ final class DefaultRelay implements Relay {
         this.listen = b.listen;
         this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreads(b.name);
         this.reporter = new RelayReporter(b.name, b.listener);
-        ThreadFactory publishThreads = b.threadFactory != null
-                ? b.threadFactory
-                : r -> {
-                    Thread t = new Thread(r, "txoutbox-publish-" + b.name);
-                    t.setDaemon(true);
-                    return t;
-                };
+        ThreadFactory publishThreads = b.threadFactory != null ? b.threadFactory : daemon("txoutbox-publish-" + b.name);
         this.publisher = new BatchPublisher(
                 b.name, owner, b.store, b.publisher, b.publishTimeout, b.leaseDuration, publishThreads, reporter);
         long maxBatchBytes = b.maxBatchBytes > 0 ? b.maxBatchBytes : Relay.Builder.defaultMaxBatchBytes();
@@ -111,7 +109,18 @@ final class DefaultRelay implements Relay {
                 new Settlement(b.maxAttempts, b.backoff, b.random),
                 publisher,
                 reporter,
-                wake);
+                stopping);
+        ThreadFactory finishThreads = b.threadFactory != null ? b.threadFactory : daemon("txoutbox-finish-" + b.name);
+        this.pipeline = new Pipeline(b.maxInFlightBatches, finishThreads, e -> reporter.error("publish", e));
+    }
+
+    /** @return a factory of daemon threads of one name */
+    private static ThreadFactory daemon(String threadName) {
+        return r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     private static String ownerId(String name) {
@@ -163,6 +172,7 @@ final class DefaultRelay implements Relay {
         }
         running = false;
         wake.signal();
+        stopping.signal();
         Thread t = thread;
         if (t != null && t != Thread.currentThread()) {
             long waitMillis = publishTimeout.toMillis() + 5_000;
@@ -215,7 +225,7 @@ final class DefaultRelay implements Relay {
                 continue;
             }
             try {
-                int claimed = runOnce();
+                int claimed = claimAndFinish();
                 errorPause = Duration.ZERO;
                 purgeIfDue();
                 if (claimed > 0) {
@@ -240,6 +250,34 @@ final class DefaultRelay implements Relay {
                 wake.await(min(errorPause, pollInterval.multipliedBy(5)));
             }
         }
+        if (!pipeline.drain(publishTimeout.plus(Duration.ofSeconds(5)))) {
+            log.warn("txoutbox: relay '{}' stopped with batches still in flight; their leases will decide", name);
+        }
+    }
+
+    /**
+     * Claims a batch and publishes and marks it: on this thread, or with pipelining on a finishing
+     * thread while this one goes on to claim the next, once a slot is free.
+     *
+     * @return how many rows were claimed
+     */
+    private int claimAndFinish() {
+        if (!pipeline.take()) {
+            return 0;
+        }
+        RelayCycle.Claimed batch;
+        try {
+            batch = cycle.claim();
+        } catch (RuntimeException | Error e) {
+            pipeline.giveBack();
+            throw e;
+        }
+        if (batch == null) {
+            pipeline.giveBack();
+            return 0;
+        }
+        pipeline.finish(() -> cycle.finish(batch));
+        return batch.claim().size();
     }
 
     /** @return the pause after one more failed cycle in a row: 100 ms, then doubling up to 30 s */

@@ -10,13 +10,13 @@ import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadFactory;
 import java.util.random.RandomGenerator;
-import java.util.regex.Pattern;
 
 /**
  * Publishes the events of one outbox table, at least once. Each cycle claims a batch of due rows (at
- * most {@code batchSize} rows and about {@code maxBatchBytes} of payload) in one statement (a lease on the database clock, committed at once), publishes it with no transaction
- * open, waits for the broker's confirmations with a timeout, and marks the batch in one statement
- * fenced by the lease owner. Failures are retried with backoff and end dead after the last attempt.
+ * most {@code batchSize} rows and about {@code maxBatchBytes} of payload) in one statement (a lease on
+ * the database clock, committed at once), publishes it with no transaction open (with pipelining, while
+ * the next batch is claimed), waits for the broker's confirmations with a timeout, and marks the batch
+ * in one statement fenced by the lease owner. Failures are retried with backoff and end dead after the last attempt.
  * Several relays, in one JVM or many, may share a table.
  *
  * <p>A running relay wakes on an after-commit signal from this JVM, on PostgreSQL notifications (sent
@@ -134,18 +134,22 @@ public interface Relay extends AutoCloseable {
         /** The default shortest sleep between claims, after one that found work. */
         public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(25);
 
+        /** Batches in flight by default: one, no pipelining. */
+        public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 1;
+        /** The most batches a pipelining relay has in flight. */
+        public static final int MAX_IN_FLIGHT_BATCHES = 16;
+
         /** The largest default byte budget of a batch: 16 MiB. */
         public static final long MAX_DEFAULT_BATCH_BYTES = 16L * 1024 * 1024;
         /** The smallest default byte budget of a batch: 1 MiB. */
         public static final long MIN_DEFAULT_BATCH_BYTES = 1024L * 1024;
-
-        private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
         final OutboxStore store;
         final InstantSource clock;
         final Publisher publisher;
         String name = DEFAULT_NAME;
         int batchSize = DEFAULT_BATCH_SIZE;
+        int maxInFlightBatches = DEFAULT_MAX_IN_FLIGHT_BATCHES;
         long maxBatchBytes;
         boolean maxBatchBytesSet;
         Duration pollInterval = DEFAULT_POLL_INTERVAL;
@@ -185,6 +189,19 @@ public interface Relay extends AutoCloseable {
          */
         public Builder batchSize(int batchSize) {
             this.batchSize = batchSize;
+            return this;
+        }
+
+        /**
+         * Pipelining: while the broker confirms a batch, the relay claims the next, up to this many batches
+         * claimed and not yet marked, so that a slow broker round trip does not idle the database. Ordered
+         * mode keeps its guarantee: an aggregate never has two events in flight.
+         *
+         * @param maxInFlightBatches 1 (no pipelining, the default) to {@value #MAX_IN_FLIGHT_BATCHES}
+         * @return this builder
+         */
+        public Builder maxInFlightBatches(int maxInFlightBatches) {
+            this.maxInFlightBatches = maxInFlightBatches;
             return this;
         }
 
@@ -381,63 +398,7 @@ public interface Relay extends AutoCloseable {
 
         /** @return the effective minimum poll interval, after every setting is checked */
         private Duration validatedMinPollInterval() {
-            if (name == null || !NAME.matcher(name).matches()) {
-                throw new OutboxValidationException(
-                        "Relay.Builder.name",
-                        NAME.pattern(),
-                        "Relay.Builder.name '" + name + "' must be 1 to 64 letters, digits, '.', '_' or '-'");
-            }
-            if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-                throw OutboxValidationException.outOfRange("Relay.Builder.batchSize", batchSize, 1, MAX_BATCH_SIZE);
-            }
-            if (maxBatchBytes < 0 || (maxBatchBytes == 0 && maxBatchBytesSet)) {
-                throw OutboxValidationException.belowMinimum("Relay.Builder.maxBatchBytes", maxBatchBytes, 1);
-            }
-            if (maxAttempts < 1 || maxAttempts > MAX_ATTEMPTS_LIMIT) {
-                throw OutboxValidationException.outOfRange(
-                        "Relay.Builder.maxAttempts", maxAttempts, 1, MAX_ATTEMPTS_LIMIT);
-            }
-            positive("pollInterval", pollInterval);
-            Duration minPoll = minPollInterval;
-            if (minPoll == null) {
-                minPoll = DEFAULT_MIN_POLL_INTERVAL.compareTo(pollInterval) < 0
-                        ? DEFAULT_MIN_POLL_INTERVAL
-                        : pollInterval;
-            }
-            positive("minPollInterval", minPoll);
-            if (minPoll.compareTo(pollInterval) > 0) {
-                throw new OutboxValidationException(
-                        "Relay.Builder.minPollInterval",
-                        "<= pollInterval",
-                        "Relay.Builder.minPollInterval (" + minPoll.toMillis()
-                                + " ms) must not be longer than Relay.Builder.pollInterval (" + pollInterval.toMillis()
-                                + " ms)");
-            }
-            positive("leaseDuration", leaseDuration);
-            positive("publishTimeout", publishTimeout);
-            positive("purgeInterval", purgeInterval);
-            if (backoff == null) {
-                throw new OutboxValidationException("Relay.Builder.backoff", null, "Relay.Builder.backoff is missing");
-            }
-            if (leaseDuration.compareTo(publishTimeout) <= 0) {
-                throw new OutboxValidationException(
-                        "Relay.Builder.leaseDuration",
-                        "> publishTimeout",
-                        "Relay.Builder.leaseDuration (" + leaseDuration.toMillis()
-                                + " ms) must be longer than Relay.Builder.publishTimeout (" + publishTimeout.toMillis()
-                                + " ms): a lease that ends while the broker is still confirming lets another relay"
-                                + " publish the same batch");
-            }
-            if (retainPublished != null && retainPublished.isNegative()) {
-                throw OutboxValidationException.negative("Relay.Builder.retainPublished", retainPublished);
-            }
-            return minPoll;
-        }
-
-        private static void positive(String field, Duration value) {
-            if (value == null || value.isNegative() || value.isZero()) {
-                throw OutboxValidationException.notPositive("Relay.Builder." + field, value);
-            }
+            return RelaySettingsCheck.check(this);
         }
     }
 }

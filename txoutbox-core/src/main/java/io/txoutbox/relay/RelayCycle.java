@@ -21,7 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One claim, publish and mark cycle of a relay. The claim commits at once; the batch is published with
+ * One claim, publish and mark cycle of a relay, in two halves ({@link #claim()}, {@link #finish}) so
+ * that a pipelining relay can claim the next batch while this one is published. The claim commits at once; the batch is published with
  * no transaction open ({@link BatchPublisher}); whatever fails in between, the batch still ends in a
  * mark, fenced by the lease owner, so that attempts never climb past the budget with expired leases.
  * Rows the mark did not reach (another relay took their lease over) are counted as fenced.
@@ -77,12 +78,38 @@ final class RelayCycle {
      * @throws io.txoutbox.OutboxStoreException when the claim fails
      */
     int run() {
+        Claimed claimed = claim();
+        return claimed == null ? 0 : finish(claimed);
+    }
+
+    /** A claimed batch, and when its claim started on this JVM's monotonic clock (its lease runs from then). */
+    record Claimed(ClaimResult claim, long claimStart) {}
+
+    /**
+     * The first half of a cycle: claims a batch.
+     *
+     * @return the batch, or {@code null} when nothing was due
+     * @throws io.txoutbox.OutboxStoreException when the claim fails
+     */
+    Claimed claim() {
         long claimStart = System.nanoTime();
         ClaimResult claim = store.claim(owner, batchSize, maxBatchBytes, lease, clock.instant());
         if (claim.size() == 0) {
-            return 0;
+            return null;
         }
         reporter.claimed();
+        return new Claimed(claim, claimStart);
+    }
+
+    /**
+     * The second half of a cycle: publishes a claimed batch and marks it. Never throws for what the
+     * publisher or the mark does: every failure ends in a mark, or (the database refusing) in the lease.
+     *
+     * @return how many rows the batch had, readable or not
+     */
+    int finish(Claimed claimed) {
+        ClaimResult claim = claimed.claim();
+        long claimStart = claimed.claimStart();
         List<ClaimedEvent> events = claim.events();
         Duration publishDuration = Duration.ZERO;
         Instant now;

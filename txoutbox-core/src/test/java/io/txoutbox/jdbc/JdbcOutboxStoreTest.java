@@ -53,7 +53,9 @@ class JdbcOutboxStoreTest {
                 ordered,
                 new WakeupOptions(false, Duration.ZERO, false),
                 null,
-                changeDataCapture);
+                changeDataCapture,
+                null,
+                null);
         stores.add(store);
         return store;
     }
@@ -417,5 +419,16 @@ class JdbcOutboxStoreTest {
         store.validateSchema();
         append(store, T0, event("a"));
         assertThat(h2.text("SELECT content_type FROM outbox")).isEqualTo("application/json");
+    }
+
+    @Test
+    void published_partitions_are_refused_at_build_on_a_database_without_them_naming_the_option_and_dialect() {
+        assertThatThrownBy(() -> io.txoutbox.Outbox.builder(h2.dataSource)
+                        .createSchemaIfMissing(true)
+                        .publishedPartitions(Duration.ofDays(1))
+                        .build())
+                .isInstanceOf(io.txoutbox.OutboxValidationException.class)
+                .hasMessageStartingWith("Outbox.Builder.publishedPartitions needs PostgreSQL's declarative"
+                        + " partitions; the h2 dialect keeps published rows in the table");
     }
 }

@@ -35,8 +35,19 @@ class SqlDialectTest {
         return names;
     }
 
+    /** The statements of published partitions: their archive tokens are {@link PublishedPartitions}'s. */
+    private static final List<String> PARTITION_STATEMENTS = List.of(
+            "archiveDdl",
+            "markArchiving",
+            "statsWithArchive",
+            "archivePartitions",
+            "addPartition",
+            "dropPartition",
+            "purgeArchiveDefault");
+
     private static boolean onlyWhereCapable(String statement) {
         return statement.equals("claimReturning")
+                || statement.equals("claimReturningAfter")
                 || statement.equals("markDeleting")
                 || statement.equals("markRetaining")
                 || statement.equals("foreignWriterTrigger");
@@ -54,6 +65,9 @@ class SqlDialectTest {
                 if (statement.equals("foreignWriterTrigger") || onlyWhereCapable(statement) && !capable(d, statement)) {
                     continue; // the trigger's lock keys are rendered by PgWakeups: the last test
                 }
+                if (PARTITION_STATEMENTS.contains(statement)) {
+                    continue; // rendered with the archive's names: the published partitions test
+                }
                 String rendered = OutboxSql.withIds(sql.render((String) m.invoke(d)), 2);
                 assertThat(TOKEN.matcher(rendered).find())
                         .as("%s %s: %s", d.name(), statement, rendered)
@@ -69,6 +83,7 @@ class SqlDialectTest {
     private static boolean capable(SqlDialect d, String statement) {
         return switch (statement) {
             case "claimReturning" -> d.supportsUpdateReturning();
+            case "claimReturningAfter" -> d.supportsKeysetClaims();
             case "markDeleting", "markRetaining" -> d.supportsArrayMarks();
             default -> d.supportsListen();
         };
@@ -128,5 +143,46 @@ class SqlDialectTest {
                 .doesNotContainPattern(TOKEN);
         assertThatThrownBy(() -> Dialect.H2.foreignWriterWakeupDdl(table))
                 .hasMessageContaining("the h2 dialect has none");
+    }
+
+    @Test
+    void only_postgresql_has_published_partitions_and_their_statements_render_for_a_remapped_table() throws Exception {
+        SqlDialect pg = SqlDialect.of(Dialect.POSTGRESQL);
+        assertThat(pg.supportsPublishedPartitions()).isTrue();
+        OutboxSql sql = new OutboxSql(pg, REMAPPED, null);
+        for (String statement : PARTITION_STATEMENTS) {
+            String template = (String) SqlDialect.class.getMethod(statement).invoke(pg);
+            String rendered = sql.render(PublishedPartitions.template(REMAPPED, template, "outbox_pub_2031050400"))
+                    .replace("{lock}", "1, 2")
+                    .replace("{from}", "2031-05-04T00:00:00Z")
+                    .replace("{to}", "2031-05-05T00:00:00Z");
+            assertThat(rendered).as(statement).doesNotContainPattern(TOKEN);
+        }
+        assertThat(sql.render(PublishedPartitions.template(REMAPPED, pg.markArchiving(), null)))
+                .contains("DELETE FROM events.outbox AS t", "INSERT INTO events.outbox_published (eid, seq, kind,")
+                .contains("t.lease_owner = ?");
+        assertThat(sql.render(PublishedPartitions.template(REMAPPED, pg.statsWithArchive(), null)))
+                .as("the stats statement still has the FROM the archive's variant replaces")
+                .contains(
+                        "UNION ALL SELECT what, status, lease_expires_at, attempts, created_at FROM events.outbox_published");
+        for (Dialect other : List.of(Dialect.MARIADB, Dialect.H2)) {
+            SqlDialect d = SqlDialect.of(other);
+            assertThat(d.supportsPublishedPartitions()).as(d.name()).isFalse();
+            assertThatThrownBy(d::markArchiving)
+                    .hasMessage("txoutbox: the " + d.name() + " dialect has no declarative partitions");
+            assertThatThrownBy(() -> other.publishedPartitionsDdl(REMAPPED))
+                    .isInstanceOf(io.txoutbox.OutboxValidationException.class)
+                    .hasMessageContaining("Outbox.Builder.publishedPartitions needs PostgreSQL")
+                    .hasMessageContaining("the " + d.name() + " dialect");
+        }
+        try (java.io.InputStream in = SqlDialectTest.class.getResourceAsStream("/" + PublishedPartitions.MIGRATION)) {
+            assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+                    .as("the migration is the script rendered for the default table")
+                    .isEqualTo(Dialect.POSTGRESQL.publishedPartitionsDdl(OutboxTable.of("outbox")));
+        }
+        assertThat(Dialect.POSTGRESQL.publishedPartitionsDdl(REMAPPED))
+                .contains("CREATE TABLE IF NOT EXISTS events.outbox_published (LIKE events.outbox)")
+                .contains("CREATE TABLE IF NOT EXISTS events.outbox_pub_default PARTITION OF events.outbox_published")
+                .doesNotContainPattern(TOKEN);
     }
 }

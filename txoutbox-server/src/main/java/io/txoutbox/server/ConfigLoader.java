@@ -211,8 +211,10 @@ final class ConfigLoader {
         }
         boolean createSchema = s.bool("create-schema", false);
         boolean foreignWriterWakeups = s.bool("foreign-writer-wakeups", false);
+        Duration publishedPartitions = s.duration("published-partitions", null);
         ServerConfig.Relay relay = relay(s.object("relay"));
         LibraryChecks.source(s.path(), name, table, relay);
+        LibraryChecks.outbox(s.path(), table, dialect, publishedPartitions);
         int poolSize = s.integer("pool-size", relay.instances() + 2, 2, 100);
         if (poolSize < relay.instances() + 1) {
             throw new ConfigException(
@@ -236,6 +238,7 @@ final class ConfigLoader {
                 policy,
                 createSchema,
                 foreignWriterWakeups,
+                publishedPartitions,
                 poolSize,
                 connectTimeout,
                 relay,
@@ -264,6 +267,7 @@ final class ConfigLoader {
     private static ServerConfig.Relay relay(ConfigNode r) {
         int instances = r.integer("instances", 1, 1, 16);
         Integer batchSize = r.optionalInteger("batch-size");
+        Integer inFlight = r.optionalInteger("max-in-flight-batches");
         Duration poll = r.duration("poll-interval", null);
         Duration minPoll = r.duration("min-poll-interval", null);
         Duration lease = r.duration("lease-duration", null);
@@ -275,7 +279,7 @@ final class ConfigLoader {
         Boolean listen = r.optionalBool("listen");
         r.rejectUnknown();
         return new ServerConfig.Relay(
-                instances, batchSize, poll, minPoll, lease, timeout, maxAttempts, backoff, retain, listen);
+                instances, batchSize, inFlight, poll, minPoll, lease, timeout, maxAttempts, backoff, retain, listen);
     }
 
     /** A backoff whose missing parts are the library's defaults ({@link Backoff#DEFAULT}). */

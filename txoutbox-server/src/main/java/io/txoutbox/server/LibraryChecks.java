@@ -1,5 +1,7 @@
 package io.txoutbox.server;
 
+import io.txoutbox.Dialect;
+import io.txoutbox.Outbox;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.admin.SettingNames;
@@ -32,8 +34,42 @@ final class LibraryChecks {
             OutboxTable.of(table);
             relay.configure(Relay.settings()).name(name).validate();
         } catch (OutboxValidationException e) {
-            throw keyed(e, sourceKey, setting -> sourceKey(sourceKey, setting));
+            throw refused(e, sourceKey);
         }
+    }
+
+    /**
+     * The outbox's settings the YAML gives that the library rules on before a database is reached (the
+     * dialect is checked again once detected, when the outbox is built).
+     *
+     * @param sourceKey the source's key, {@code sources[0]}
+     * @param table the outbox table
+     * @param dialect the dialect's name, or {@code auto}
+     * @param publishedPartitions the width of the periods of published rows, or {@code null}
+     * @throws ConfigException naming {@code sources[0].published-partitions} when the library refuses it
+     */
+    static void outbox(String sourceKey, String table, String dialect, Duration publishedPartitions) {
+        if (publishedPartitions == null) {
+            return;
+        }
+        Outbox.Builder b = Outbox.builder(null).table(table).publishedPartitions(publishedPartitions);
+        if (!"auto".equalsIgnoreCase(dialect)) {
+            b.dialect(Dialect.named(dialect));
+        }
+        try {
+            b.validate();
+        } catch (OutboxValidationException e) {
+            throw refused(e, sourceKey);
+        }
+    }
+
+    /**
+     * @param e what the library refused of a source's outbox or relay
+     * @param sourceKey the source's key, {@code sources[0]}
+     * @return the refusal under the key of its setting
+     */
+    static ConfigException refused(OutboxValidationException e, String sourceKey) {
+        return keyed(e, sourceKey, setting -> sourceKey(sourceKey, setting));
     }
 
     /**
@@ -87,6 +123,9 @@ final class LibraryChecks {
         }
         if (setting.startsWith("Relay.Builder.")) {
             return sourceKey + ".relay." + yaml(setting);
+        }
+        if (setting.equals("Outbox.Builder.publishedPartitions")) {
+            return sourceKey + ".published-partitions";
         }
         // The table's name is checked as Outbox.Builder.table, or as the starter's txoutbox.table.
         if (setting.startsWith("Outbox.Builder.table") || setting.startsWith("txoutbox.table")) {

@@ -9,6 +9,7 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxAdmin;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxSchemaException;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.micrometer.OutboxMetrics;
 import io.txoutbox.relay.Relay;
@@ -180,7 +181,8 @@ final class RelaySource implements AutoCloseable {
                 .table(config.table())
                 .dialect(dialect)
                 .createSchemaIfMissing(config.createSchema())
-                .foreignWriterWakeups(config.foreignWriterWakeups());
+                .foreignWriterWakeups(config.foreignWriterWakeups())
+                .publishedPartitions(config.publishedPartitions());
         if (config.ordered() != null) {
             b.ordered(config.ordered());
         }
@@ -193,6 +195,8 @@ final class RelaySource implements AutoCloseable {
                     e.getMessage()
                             + (config.createSchema() ? "" : " (or set create-schema: true, or run: txoutbox schema)"),
                     e);
+        } catch (OutboxValidationException e) {
+            throw LibraryChecks.refused(e, key);
         } catch (OutboxException e) {
             throw new ConfigException(key + ".table", e.getMessage(), e);
         }

@@ -119,7 +119,8 @@ final class SchemaCommand implements Callable<Integer> {
                     .table(s.table())
                     .dialect(d)
                     .createSchemaIfMissing(true)
-                    .foreignWriterWakeups(s.foreignWriterWakeups());
+                    .foreignWriterWakeups(s.foreignWriterWakeups())
+                    .publishedPartitions(s.publishedPartitions());
             if (s.ordered() != null) {
                 b.ordered(s.ordered());
             }

@@ -82,6 +82,9 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param createSchema create the table at start-up when it is missing
      * @param foreignWriterWakeups PostgreSQL: the table gets (with create-schema) and is expected to have the
      *     trigger that wakes idle relays when programs other than txoutbox insert rows
+     * @param publishedPartitions PostgreSQL: the width of the periods in which the table's published rows
+     *     are kept (relay.retain-published) in {@code <table>_published}, dropped whole by the purge; or
+     *     {@code null} to keep them in the table
      * @param poolSize the connection pool's maximum size
      * @param connectTimeout how long to wait for a database connection
      * @param relay the relay settings
@@ -97,6 +100,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
             DeadHeadPolicy ordered,
             boolean createSchema,
             boolean foreignWriterWakeups,
+            Duration publishedPartitions,
             int poolSize,
             Duration connectTimeout,
             Relay relay,
@@ -113,6 +117,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      *
      * @param instances relays on this table in this server (they share it safely)
      * @param batchSize rows per claim, or {@code null}
+     * @param maxInFlightBatches batches claimed and not yet marked at once (pipelining), or {@code null}
      * @param pollInterval the longest an idle relay sleeps, or {@code null}
      * @param minPollInterval the sleep after a claim that found work, doubling with every empty claim up to
      *     the poll interval, or {@code null}
@@ -126,6 +131,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
     record Relay(
             int instances,
             Integer batchSize,
+            Integer maxInFlightBatches,
             Duration pollInterval,
             Duration minPollInterval,
             Duration leaseDuration,
@@ -146,6 +152,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
          */
         io.txoutbox.relay.Relay.Builder configure(io.txoutbox.relay.Relay.Builder b) {
             ConfigNode.ifGiven(batchSize, b::batchSize);
+            ConfigNode.ifGiven(maxInFlightBatches, b::maxInFlightBatches);
             ConfigNode.ifGiven(pollInterval, b::pollInterval);
             ConfigNode.ifGiven(minPollInterval, b::minPollInterval);
             ConfigNode.ifGiven(leaseDuration, b::leaseDuration);

@@ -97,6 +97,19 @@ class ConfigErrorTest {
         assertThat(r.err()).contains("configuration error: " + expected);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            not whole hours | published-partitions: 90m | sources[0].published-partitions: is PT1H30M; it must be a whole number of hours between 1 hour and 31 days
+            not postgresql  | published-partitions: 1d\\n    dialect: mariadb | sources[0].published-partitions: needs PostgreSQL's declarative partitions; the mariadb dialect
+            """)
+    void published_partitions_are_refused_by_the_library_under_their_key(String name, String keys, String expected) {
+        String yaml =
+                VALID.replace("    create-schema: false", "    create-schema: false\n    " + keys.replace("\\n", "\n"));
+        TestSupport.CliResult r = run(yaml);
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+        assertThat(r.err()).contains("configuration error: " + expected);
+    }
+
     @Test
     void missing_table_is_named_with_the_fix() {
         TestSupport.CliResult r = run(VALID);

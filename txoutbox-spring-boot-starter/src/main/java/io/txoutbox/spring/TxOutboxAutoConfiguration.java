@@ -74,7 +74,8 @@ public class TxOutboxAutoConfiguration {
                 .maxPayloadBytes(properties.maxPayloadBytes())
                 .notifyAfterCommit(properties.notifyAfterCommit())
                 .notifyWindow(properties.notifyWindow())
-                .foreignWriterWakeups(properties.foreignWriterWakeups());
+                .foreignWriterWakeups(properties.foreignWriterWakeups())
+                .publishedPartitions(properties.publishedPartitions());
         Supplier<EventScope> s = scope.getIfUnique();
         if (s != null) {
             builder.scope(s);
@@ -136,6 +137,7 @@ public class TxOutboxAutoConfiguration {
             Relay.Builder builder = outbox.relay(publisher)
                     .name(r.name())
                     .batchSize(r.batchSize())
+                    .maxInFlightBatches(r.maxInFlightBatches())
                     .pollInterval(r.pollInterval())
                     .minPollInterval(r.minPollInterval())
                     .leaseDuration(r.leaseDuration())

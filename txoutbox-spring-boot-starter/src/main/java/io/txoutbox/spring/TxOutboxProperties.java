@@ -26,6 +26,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param notifyWindow at most one such notification per window, 0 to 1 s
  * @param foreignWriterWakeups a table that programs other than txoutbox insert into: create (with
  *     create-schema) and expect the PostgreSQL trigger that wakes idle relays on their inserts
+ * @param publishedPartitions PostgreSQL: keep the rows of txoutbox.relay.retain-published in {@code
+ *     <table>_published}, partitioned by publication time in periods of this width (whole hours, 1h to
+ *     31d), which the purge drops whole; unset keeps them in the table and purges them row by row
  * @param traceContext stamp the W3C trace context of the current OpenTelemetry span on appended events
  *     (when opentelemetry-api is on the classpath)
  * @param relay the embedded relay
@@ -43,6 +46,7 @@ public record TxOutboxProperties(
         @DefaultValue("true") boolean notifyAfterCommit,
         @DefaultValue("2ms") Duration notifyWindow,
         @DefaultValue("false") boolean foreignWriterWakeups,
+        Duration publishedPartitions,
         @DefaultValue("true") boolean traceContext,
         @DefaultValue Relay relay,
         @DefaultValue Health health,
@@ -79,6 +83,8 @@ public record TxOutboxProperties(
      *     beans exist)
      * @param name the relay's name: logs, metrics and the lease owner; letters, digits, '.', '_', '-'
      * @param batchSize rows per claim, 1 to 10,000; a full batch loops again at once
+     * @param maxInFlightBatches batches claimed and not yet marked at once, 1 to 16: above 1 the relay
+     *     claims the next batch while the broker confirms one (pipelining)
      * @param pollInterval the longest an idle relay sleeps: the safety net under wake-ups
      * @param minPollInterval the sleep after a claim that found work; it doubles with every empty claim up
      *     to poll-interval (unset: the core's default, 25 ms, or poll-interval where that is shorter)
@@ -86,6 +92,7 @@ public record TxOutboxProperties(
      * @param publishTimeout how long to wait for the broker's confirmations of a batch
      * @param maxAttempts attempts before an event is dead, 1 to 1,000; an event's own budget wins
      * @param retainPublished keep published rows this long, then purge them; unset deletes them at once
+     *     (txoutbox.published-partitions keeps them out of the table, in partitions dropped whole)
      * @param purgeInterval how often a retaining relay purges
      * @param listen wake on PostgreSQL notifications (after-commit ones from appenders anywhere, and those of
      *     the foreign-writer trigger); the listening connection is one more of the pool's
@@ -96,6 +103,9 @@ public record TxOutboxProperties(
 
             @DefaultValue("" + io.txoutbox.relay.Relay.Builder.DEFAULT_BATCH_SIZE)
             int batchSize,
+
+            @DefaultValue("" + io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES)
+            int maxInFlightBatches,
 
             @DefaultValue("2s") Duration pollInterval,
             Duration minPollInterval,

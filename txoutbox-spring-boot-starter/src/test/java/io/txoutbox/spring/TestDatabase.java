@@ -35,6 +35,7 @@ public final class TestDatabase {
     /** Drops an outbox table and its notify function. */
     public static void dropOutbox(String table) {
         execute("DROP TABLE IF EXISTS " + table + " CASCADE");
+        execute("DROP TABLE IF EXISTS " + table + "_published CASCADE");
         execute("DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
     }
 

@@ -214,7 +214,8 @@ class TxOutboxAutoConfigurationTest {
                 "txoutbox.table=Bad-Name                | txoutbox.table",
                 "txoutbox.health.dead-threshold=-1      | txoutbox.health.dead-threshold",
                 "txoutbox.metrics.percentiles=0.5,1.5   | txoutbox.metrics.percentiles",
-                "txoutbox.relay.publish-timeout=soon    | txoutbox.relay.publish-timeout"
+                "txoutbox.relay.publish-timeout=soon    | txoutbox.relay.publish-timeout",
+                "txoutbox.published-partitions=30m      | txoutbox.published-partitions"
             })
     void an_invalid_property_stops_the_start_naming_it(String setting, String property) {
         withDatabase()
@@ -223,6 +224,25 @@ class TxOutboxAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(allMessages(context)).contains(property);
+                });
+    }
+
+    @Test
+    void published_partitions_keep_the_retained_rows_out_of_the_table() {
+        withDatabase()
+                .withUserConfiguration(PublisherConfig.class)
+                .withPropertyValues("txoutbox.published-partitions=1d", "txoutbox.relay.retain-published=7d")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    SpringOutbox outbox = context.getBean(SpringOutbox.class);
+                    appendInTransaction(context, "order.placed", "o-1");
+                    await().atMost(Duration.ofSeconds(20))
+                            .until(() -> outbox.admin().stats().published() == 1);
+                    assertThat(outbox.admin().stats().pending()).isZero();
+                    assertThat(TestDatabase.count("SELECT count(*) FROM " + outbox.table()))
+                            .isZero();
+                    assertThat(TestDatabase.count("SELECT count(*) FROM " + outbox.table() + "_published"))
+                            .isEqualTo(1);
                 });
     }
 

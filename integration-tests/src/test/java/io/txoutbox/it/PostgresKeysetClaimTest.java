@@ -1,0 +1,118 @@
+package io.txoutbox.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txoutbox.Outbox;
+import io.txoutbox.OutboxEvent;
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.OutboxStore;
+import java.sql.Connection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * PostgreSQL claims from a cursor (after the relay's last claimed row) so as not to walk the index
+ * entries of published rows again, and from the bottom of the index when nothing is ahead or when the
+ * rescan interval has passed: a row due behind the cursor waits at most that long, even while newer work
+ * never runs out. Driven claim by claim through the store SPI, as the relay calls it.
+ */
+class PostgresKeysetClaimTest extends DatabaseTest {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    @Override
+    TestDatabase database() {
+        return TestDatabase.POSTGRES;
+    }
+
+    @Test
+    void a_row_behind_the_cursor_is_claimed_once_nothing_is_ahead_or_the_rescan_interval_has_passed() throws Exception {
+        Outbox outbox = newOutbox();
+        try (OutboxStore store = storeOf(outbox);
+                Connection late = dataSource().getConnection()) {
+            late.setAutoCommit(false);
+            OutboxEvent behind = outbox.append(late, event("order.placed", "late"));
+            appendCommitted(outbox, event("order.placed", "a"), event("order.placed", "b"));
+            assertThat(claim(store, "relay-1")).hasSize(2); // from the bottom: the first claim
+
+            late.commit();
+            OutboxEvent ahead =
+                    appendCommitted(outbox, event("order.placed", "c")).get(0);
+            assertThat(claim(store, "relay-1"))
+                    .as("from the cursor: only what is ahead of the last claimed row")
+                    .extracting(ClaimedEvent::id)
+                    .containsExactly(ahead.id());
+            assertThat(claim(store, "relay-2"))
+                    .as("another relay has a cursor of its own and starts at the bottom")
+                    .extracting(ClaimedEvent::id)
+                    .containsExactly(behind.id());
+        }
+    }
+
+    @Test
+    void while_work_ahead_never_runs_out_a_claim_from_the_bottom_comes_within_the_rescan_interval() throws Exception {
+        Outbox outbox = newOutbox();
+        try (OutboxStore store = storeOf(outbox);
+                Connection late = dataSource().getConnection()) {
+            late.setAutoCommit(false);
+            OutboxEvent behind = outbox.append(late, event("order.placed", "late"));
+            appendCommitted(outbox, event("order.placed", "a"));
+            assertThat(claim(store, "relay-1")).hasSize(1);
+            late.commit();
+
+            appendCommitted(outbox, event("order.placed", "b"));
+            assertThat(claim(store, "relay-1")).extracting(ClaimedEvent::id).doesNotContain(behind.id());
+
+            // Something is always ahead of the cursor; within the rescan interval (one second, or twenty
+            // times a slow claim from the bottom) a claim starts from the bottom and takes the late row.
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            List<UUID> claimed = List.of();
+            while (!claimed.contains(behind.id()) && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                OutboxEvent ahead =
+                        appendCommitted(outbox, event("order.placed", "c")).get(0);
+                claimed = claim(store, "relay-1").stream().map(ClaimedEvent::id).toList();
+                assertThat(claimed).as("work ahead is claimed every time").contains(ahead.id());
+            }
+            assertThat(claimed)
+                    .as("the rescan from the bottom took the late row")
+                    .contains(behind.id());
+        }
+    }
+
+    @Test
+    void an_expired_lease_behind_the_cursor_is_taken_over_when_nothing_is_ahead() throws Exception {
+        Outbox outbox = newOutbox();
+        try (OutboxStore store = storeOf(outbox)) {
+            expiredLeaseBehindTheCursor(outbox, store);
+        }
+    }
+
+    private void expiredLeaseBehindTheCursor(Outbox outbox, OutboxStore store) throws Exception {
+        appendCommitted(outbox, event("order.placed", "a"), event("order.placed", "b"));
+        List<ClaimedEvent> crashed =
+                store.claim("crashed", 1, Duration.ofSeconds(3), Instant.now()).events();
+        assertThat(crashed).hasSize(1);
+        assertThat(claim(store, "relay-1"))
+                .as("the other row; the crashed relay's is leased")
+                .hasSize(1)
+                .extracting(ClaimedEvent::id)
+                .doesNotContain(crashed.get(0).id());
+
+        Thread.sleep(3_500); // the crashed relay's lease expires behind relay-1's cursor
+        assertThat(claim(store, "relay-1"))
+                .as("nothing ahead: from the bottom, where the crashed relay's row waits")
+                .extracting(ClaimedEvent::id)
+                .containsExactly(crashed.get(0).id());
+    }
+
+    private OutboxStore storeOf(Outbox outbox) {
+        return Outbox.builder(dataSource()).table(outbox.table()).buildStore();
+    }
+
+    private static List<ClaimedEvent> claim(OutboxStore store, String owner) {
+        return store.claim(owner, 100, LEASE, Instant.now()).events();
+    }
+}
