@@ -90,7 +90,11 @@ final class Report {
         b.append("- **txoutbox**: `Relay` with `batchSize(")
                 .append(Workloads.RELAY_BATCH)
                 .append(")` (default 100), every other setting at its default (poll 2 s, lease 30 s, publish timeout")
-                .append(" 10 s, LISTEN on); one `Relay` per consumer. Kafka: `KafkaPublisher` (acks=all, idempotent)")
+                .append(" 10 s, LISTEN on, one batch in flight); one `Relay` per consumer. W4's \"")
+                .append(Workloads.KAFKA_PIPELINED)
+                .append("\" cell and W6 add `maxInFlightBatches(")
+                .append(Workloads.PIPELINE)
+                .append(")`. Kafka: `KafkaPublisher` (acks=all, idempotent)")
                 .append(" with `linger.ms=")
                 .append(Workloads.LINGER_MS)
                 .append("`, `batch.size=262144`. Producers call `outbox.committed()` after each commit, as the")
@@ -200,6 +204,8 @@ final class Report {
                 .append(Soak.RELAYS)
                 .append(" txoutbox relays (`batchSize(")
                 .append(Workloads.RELAY_BATCH)
+                .append(")`, `maxInFlightBatches(")
+                .append(Workloads.PIPELINE)
                 .append(")`) publish to a no-op publisher that records when it saw each event. A \"minute\" is")
                 .append(" one of the run's equal windows (60 s in the full run; ")
                 .append(sizes.w6Window().toMillis() / 1000.0)
@@ -283,21 +289,28 @@ final class Report {
                         + format(r.get("EXP", "fillfactor 50 (DDL)", Workloads.RAW_LEASE, "drain"))
                         + " events/s, EXP)"));
         double kafka = r.get("W4", "Kafka", tx, "drain");
+        double pipelined = r.get("W4", Workloads.KAFKA_PIPELINED, tx, "drain");
         double rawKafka = r.get("W4", "Kafka", raw, "drain");
+        // The better of the default relay and the pipelined one, named.
+        boolean usePipelined = !Double.isNaN(pipelined) && !(pipelined < kafka);
+        double bestKafka = usePipelined ? pipelined : kafka;
+        String which = usePipelined ? "with " + Workloads.PIPELINE + " batches in flight" : "the default relay";
         t.add(row(
                 "W4 drain to Kafka >= 55,000 events/s (the broker on the same two cores)",
-                format(kafka) + " events/s",
-                kafka >= 55_000,
-                "raw SQL + the same Kafka producer reach " + format(rawKafka)
-                        + " events/s here: broker, database and relay share 2 cores; the no-op drain does "
-                        + format(r.get("W4", "no-op", tx, "drain")) + " events/s"));
-        double vsRaw = r.get("W4", "Kafka", tx, "vs raw SQL");
+                format(bestKafka) + " events/s (" + which + ")",
+                bestKafka >= 55_000,
+                "txoutbox " + format(kafka) + " events/s with the default relay (1 batch in flight), "
+                        + format(pipelined) + " with " + Workloads.PIPELINE + " in flight; raw SQL + the same Kafka"
+                        + " producer reach " + format(rawKafka) + " events/s: broker, database and relay share 2"
+                        + " cores; the no-op drain does " + format(r.get("W4", "no-op", tx, "drain")) + " events/s"));
+        double vsRaw = bestKafka / rawKafka;
         t.add(row(
                 "W4 drain to Kafka ahead of raw SQL with the same Kafka producer",
-                format(vsRaw) + "x (" + format(kafka) + " vs " + format(rawKafka) + " events/s)",
+                format(vsRaw) + "x (" + format(bestKafka) + " vs " + format(rawKafka) + " events/s, " + which + ")",
                 vsRaw > 1,
                 "raw SQL holds its transaction open while the producer sends and waits for the acks; txoutbox"
-                        + " commits the claim first"));
+                        + " commits the claim first; the default relay: "
+                        + format(r.get("W4", "Kafka", tx, "vs raw SQL")) + "x"));
         double held = r.get("W5", "held horizon", tx, "vs W4");
         t.add(row(
                 "W5 (W4 with a held snapshot) keeps >= 50% of W4",

@@ -162,6 +162,26 @@ final class Soak {
                     .createSchemaIfMissing(true)
                     .build();
             open.add(outbox);
+            // The storage settings txoutbox's DDL gave the table (fillfactor, autovacuum thresholds).
+            long options = Pg.queryLong(
+                    admin,
+                    "SELECT coalesce(cardinality(reloptions), 0) FROM pg_class WHERE oid = '" + table + "'::regclass");
+            String reloptions;
+            try (Connection c = admin.getConnection();
+                    Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("SELECT coalesce(array_to_string(reloptions, ', '), 'none')"
+                            + " FROM pg_class WHERE oid = '" + table + "'::regclass")) {
+                rs.next();
+                reloptions = rs.getString(1);
+            }
+            results.add(
+                    WORKLOAD,
+                    scenario,
+                    Workloads.TXOUTBOX,
+                    "table options",
+                    options,
+                    "options",
+                    "from the DDL: " + reloptions);
             Publisher publisher = batch -> {
                 long now = System.nanoTime();
                 for (ClaimedEvent e : batch) {
@@ -173,6 +193,7 @@ final class Soak {
                 Relay relay = outbox.relay(publisher)
                         .name("w6-" + i)
                         .batchSize(Workloads.RELAY_BATCH)
+                        .maxInFlightBatches(Workloads.PIPELINE)
                         .build();
                 relay.start();
                 open.add(relay);

@@ -70,6 +70,8 @@ class HarnessSmokeTest {
                 .filteredOn(r -> r.metric().equals("overhead"))
                 .allSatisfy(r -> assertThat(r.value()).as(r.toString()).isFinite());
         assertThat(results.get("W4", "Kafka", Workloads.TXOUTBOX, "drain")).isPositive();
+        assertThat(results.get("W4", Workloads.KAFKA_PIPELINED, Workloads.TXOUTBOX, "drain"))
+                .isPositive();
         for (String variant : List.of(Workloads.RAW, Workloads.TXOUTBOX)) {
             assertThat(results.get("W4", Workloads.NEVER_ANALYZED, variant, "vs analyzed"))
                     .as("never analyzed " + variant)
