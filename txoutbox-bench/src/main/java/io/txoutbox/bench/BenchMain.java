@@ -13,12 +13,13 @@ import java.util.List;
 
 /**
  * Runs the end-to-end workloads W1 to W5 and ordered mode against the local PostgreSQL (and a Kafka
- * broker it starts), side by side with the raw-SQL ceiling and the peer library, prints the table and
- * writes it as Markdown.
+ * broker it starts), side by side with the raw-SQL ceiling and the peer library, and the W6 soak on an
+ * embedded PostgreSQL of its own; prints the table and writes it as Markdown.
  *
  * <pre>
  * ./mvnw -q -pl txoutbox-bench -am verify -Pbench -DskipTests            # full run, writes BENCHMARKS.md
  * ... -Dbench.args=--smoke -Dbench.out=/tmp/b.md                          # seconds, tiny sizes
+ * ... -Dbench.args="--full --only W6 --w6-minutes 2"                       # the soak alone, shorter
  * </pre>
  */
 public final class BenchMain {
@@ -26,23 +27,29 @@ public final class BenchMain {
 
     /**
      * @param args {@code --full} (default) or {@code --smoke}; {@code --out FILE} (default {@code
-     *     BENCHMARKS.md}); {@code --only W1,W2,...} to run some workloads
+     *     BENCHMARKS.md}); {@code --only W1,W2,...} to run some workloads; {@code --w6-minutes N} to run each
+     *     W6 soak for N minutes instead of the size's duration
      * @throws Exception when a workload fails: the run stops and nothing is written
      */
     public static void main(String[] args) throws Exception {
         Sizes sizes = Sizes.FULL;
         Path out = Path.of("BENCHMARKS.md");
-        List<String> only = List.of("W1", "W2", "W3", "W4", "W5", "ORD", "EXP");
+        List<String> only = ALL;
+        Integer w6Minutes = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--full" -> sizes = Sizes.FULL;
                 case "--smoke" -> sizes = Sizes.SMOKE;
                 case "--out" -> out = Path.of(args[++i]);
                 case "--only" -> only = List.of(args[++i].split(","));
+                case "--w6-minutes" -> w6Minutes = Integer.parseInt(args[++i]);
                 default ->
-                    throw new IllegalArgumentException(
-                            "unknown argument '" + args[i] + "'; use --full, --smoke, --out FILE, --only W1,W2,...");
+                    throw new IllegalArgumentException("unknown argument '" + args[i]
+                            + "'; use --full, --smoke, --out FILE, --only W1,W2,..., --w6-minutes N");
             }
+        }
+        if (w6Minutes != null) {
+            sizes = sizes.withW6Minutes(w6Minutes);
         }
         List<String> shown = new ArrayList<>(List.of(args));
         int o = shown.indexOf("--out");
@@ -52,6 +59,9 @@ public final class BenchMain {
         Results results = run(sizes, only, out, String.join(" ", shown));
         System.out.println("wrote " + out.toAbsolutePath() + " (" + results.rows.size() + " numbers)");
     }
+
+    /** Every workload, in the order a run takes them. */
+    static final List<String> ALL = List.of("W1", "W2", "W3", "W4", "W5", "ORD", "EXP", "W6");
 
     /** Runs the workloads and writes the report; returns every number. */
     static Results run(Sizes sizes, List<String> only, Path out, String args) throws Exception {
@@ -85,6 +95,9 @@ public final class BenchMain {
             }
             if (only.contains("EXP")) {
                 w.experiments();
+            }
+            if (only.contains("W6")) {
+                new Soak(sizes, results).run();
             }
         }
         String loadEnd = Machine.loadAverage();
@@ -127,7 +140,14 @@ public final class BenchMain {
         results.rows.forEach(r -> ran.add(r.workload()));
         String workload = null;
         String oldRun = null;
+        // Only the tables of rows hold rows (W6's section also has a table per soak, by minute).
+        boolean inRows = false;
         for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
+            if (!line.startsWith("|")) {
+                inRows = false;
+            } else if ((line + "\n").equals(Report.ROWS_HEADER)) {
+                inRows = true;
+            }
             if (line.startsWith("- **Date**: ") && oldRun == null) {
                 oldRun = line.substring("- **Date**: ".length()).strip();
             }
@@ -141,7 +161,7 @@ public final class BenchMain {
             } else if (workload != null && !ran.contains(workload)) {
                 if (line.startsWith("_Measured ") && line.endsWith("._")) {
                     results.measured.put(workload, line.substring("_Measured ".length(), line.length() - 2));
-                } else if (line.startsWith("| ") && !line.startsWith("| scenario ") && !line.startsWith("|---")) {
+                } else if (inRows && line.startsWith("| ") && !line.startsWith("| scenario ")) {
                     String[] cells = line.substring(2, line.length() - 1).split(" \\| ", -1);
                     if (cells.length >= 6) {
                         try {

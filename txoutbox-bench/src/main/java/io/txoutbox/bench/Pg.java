@@ -3,11 +3,13 @@ package io.txoutbox.bench;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
@@ -32,19 +34,20 @@ final class Pg implements AutoCloseable {
 
     Pg() {
         this.schema = "txbench_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFL);
-        this.admin = pool("txbench-admin", 2, null);
+        this.admin = pool(URL, USER, "txbench-admin", 2, null);
         exec(admin, "CREATE SCHEMA " + schema);
     }
 
     /** @return a pool whose connections use this run's schema */
     HikariDataSource pool(String name, int size) {
-        return pool(name, size, schema);
+        return pool(URL, USER, name, size, schema);
     }
 
-    private static HikariDataSource pool(String name, int size, String schema) {
+    /** @return a pool on the server at {@code url}, its connections in {@code schema} unless it is null */
+    static HikariDataSource pool(String url, String user, String name, int size, String schema) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(URL);
-        config.setUsername(USER);
+        config.setJdbcUrl(url);
+        config.setUsername(user);
         config.setPoolName(name);
         // Names the pool's backends in pg_stat_activity: W1 samples the wait events of its appenders.
         config.addDataSourceProperty("ApplicationName", name);
@@ -80,33 +83,113 @@ final class Pg implements AutoCloseable {
     }
 
     long count(String table) {
-        try (Connection c = admin.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT count(*) FROM " + table)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return queryLong("SELECT count(*) FROM " + table);
     }
 
     /**
      * Loads {@code n} due events into a txoutbox-shaped table with one INSERT ... SELECT over
-     * generate_series (1,000 aggregates, append order = seq), then VACUUM ANALYZE so that every variant
-     * starts from the same settled table.
+     * generate_series (1,000 aggregates, append order = seq). With {@code analyze}, then VACUUM ANALYZE,
+     * so that every variant starts from the same settled table whose statistics the planner knows; without,
+     * it stays what a fresh table is on this server (autovacuum off): never vacuumed, never analyzed.
+     * The load runs on a connection of its own, closed at the end, so that its buffer counters are flushed
+     * to pg_statio before a drain reads them.
      */
-    void loadOutbox(String table, int n) {
-        exec("INSERT INTO " + table + " (id, aggregate_type, aggregate_id, event_type, payload, headers,"
-                + " created_at, available_at) SELECT gen_random_uuid(), 'order', 'order-' || (g % 1000),"
-                + " 'order.placed', " + PAYLOAD_SQL + ", '{}'::jsonb, now(), now()"
-                + " FROM generate_series(1, " + n + ") g");
-        exec("VACUUM ANALYZE " + table);
+    void loadOutbox(String table, int n, boolean analyze) {
+        try (Connection c = DriverManager.getConnection(URL, USER, null);
+                Statement s = c.createStatement()) {
+            s.execute("SET search_path TO " + schema);
+            s.execute("INSERT INTO " + table + " (id, aggregate_type, aggregate_id, event_type, payload, headers,"
+                    + " created_at, available_at) SELECT gen_random_uuid(), 'order', 'order-' || (g % 1000),"
+                    + " 'order.placed', " + PAYLOAD_SQL + ", '{}'::jsonb, now(), now()"
+                    + " FROM generate_series(1, " + n + ") g");
+            if (analyze) {
+                s.execute("VACUUM ANALYZE " + table);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("loading " + table + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @return how often the table was analyzed, by hand or by autovacuum */
+    long analyzeCount(String table) {
+        return queryLong("SELECT analyze_count + autoanalyze_count FROM pg_stat_user_tables WHERE relid = '" + table
+                + "'::regclass");
+    }
+
+    /** Shared buffers a drain touched in a table: heap and index pages, each hit or read. */
+    record Buffers(long heap, long index) {
+        Buffers minus(Buffers before) {
+            return new Buffers(heap - before.heap, index - before.index);
+        }
+
+        long total() {
+            return heap + index;
+        }
+    }
+
+    /**
+     * Reads pg_statio_user_tables for the table once its counters stop moving: a backend flushes its
+     * counters at most once a second while it runs and at once when it exits, so this is read after the
+     * connections that worked on the table are closed, and again until two reads 300 ms apart agree
+     * (at most 3 s).
+     */
+    Buffers buffers(String table) throws InterruptedException {
+        String sql = "SELECT coalesce(heap_blks_hit, 0) + coalesce(heap_blks_read, 0),"
+                + " coalesce(idx_blks_hit, 0) + coalesce(idx_blks_read, 0) FROM pg_statio_user_tables"
+                + " WHERE relid = '" + table + "'::regclass";
+        Buffers last = null;
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(3);
+        while (true) {
+            Buffers now;
+            try (Connection c = admin.getConnection();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(sql)) {
+                rs.next();
+                now = new Buffers(rs.getLong(1), rs.getLong(2));
+            } catch (SQLException e) {
+                throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+            }
+            if (now.equals(last) || System.nanoTime() > deadline) {
+                return now;
+            }
+            last = now;
+            Thread.sleep(300);
+        }
+    }
+
+    private long queryLong(String sql) {
+        return queryLong(admin, sql);
+    }
+
+    /** @return the first column of the first row */
+    static long queryLong(DataSource ds, String sql) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1 FROM a table; kept open until {@code c} is closed. */
+    static Connection holdSnapshot(Connection c) throws SQLException {
+        c.setAutoCommit(false);
+        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT 1 FROM pg_class LIMIT 1");
+        }
+        return c;
     }
 
     /** The settings that matter for these numbers, read with SHOW. */
     Map<String, String> settings() {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String name : new String[] {
+        return settings(admin, SETTINGS);
+    }
+
+    /** What {@link #settings()} shows. */
+    static final List<String> SETTINGS = List.of(
             "server_version",
             "shared_buffers",
             "synchronous_commit",
@@ -115,9 +198,13 @@ final class Pg implements AutoCloseable {
             "wal_level",
             "autovacuum",
             "max_wal_size",
-            "work_mem"
-        }) {
-            try (Connection c = admin.getConnection();
+            "work_mem");
+
+    /** @return each setting's value read with SHOW on the server of {@code ds} */
+    static Map<String, String> settings(DataSource ds, List<String> names) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String name : names) {
+            try (Connection c = ds.getConnection();
                     PreparedStatement ps = c.prepareStatement("SHOW " + name);
                     ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * How big each workload is. {@link #FULL} fits a run in about 15 minutes on 2 cores; {@link #SMOKE}
+ * How big each workload is. {@link #FULL} fits W1 to EXP in about 15 minutes on 2 cores, and W6 in 40 more; {@link #SMOKE}
  * proves in seconds that every number is produced.
  *
  * @param w1Seconds measured seconds per W1 cell (after a 1 s warm-up)
@@ -19,6 +19,11 @@ import java.util.List;
  * @param slowCap the longest a W5 or ordered drain runs (they slow down as they go: the rate is over it)
  * @param peerCap the longest a peer drain runs (the peer is much slower; its rate is stable within it)
  * @param peerBacklog entries pre-loaded for a peer drain
+ * @param w6Duration how long each W6 soak runs (the steady one and the one with a held snapshot)
+ * @param w6Windows how many equal windows W6 reports (20 windows of 20 minutes: one a minute)
+ * @param w6Rate the steady rate of W6's open-loop producers, events/s
+ * @param w6HoldFrom the first window (from 1) during which W6's variant holds a snapshot
+ * @param w6HoldTo the last window during which it holds it
  */
 record Sizes(
         int w1Seconds,
@@ -32,7 +37,12 @@ record Sizes(
         Duration drainCap,
         Duration slowCap,
         Duration peerCap,
-        int peerBacklog) {
+        int peerBacklog,
+        Duration w6Duration,
+        int w6Windows,
+        int w6Rate,
+        int w6HoldFrom,
+        int w6HoldTo) {
 
     static final Sizes FULL = new Sizes(
             5,
@@ -46,7 +56,12 @@ record Sizes(
             Duration.ofSeconds(90),
             Duration.ofSeconds(45),
             Duration.ofSeconds(20),
-            150_000);
+            150_000,
+            Duration.ofMinutes(20),
+            20,
+            3_000,
+            6,
+            10);
 
     static final Sizes SMOKE = new Sizes(
             1,
@@ -60,5 +75,40 @@ record Sizes(
             Duration.ofSeconds(20),
             Duration.ofSeconds(20),
             Duration.ofSeconds(3),
-            300);
+            300,
+            Duration.ofSeconds(10),
+            20,
+            300,
+            6,
+            10);
+
+    /** @return these sizes with W6 lasting {@code minutes} (the same windows and hold, each longer or shorter) */
+    Sizes withW6Minutes(int minutes) {
+        if (minutes < 1) {
+            throw new IllegalArgumentException("--w6-minutes must be at least 1, not " + minutes);
+        }
+        return new Sizes(
+                w1Seconds,
+                w1Rounds,
+                w1Threads,
+                w2Seconds,
+                w2Rates,
+                w2Search,
+                w3Backlog,
+                w4Backlog,
+                drainCap,
+                slowCap,
+                peerCap,
+                peerBacklog,
+                Duration.ofMinutes(minutes),
+                w6Windows,
+                w6Rate,
+                w6HoldFrom,
+                w6HoldTo);
+    }
+
+    /** @return the length of one W6 window */
+    Duration w6Window() {
+        return w6Duration.dividedBy(w6Windows);
+    }
 }

@@ -18,7 +18,6 @@ import io.txoutbox.test.kafka.KafkaBroker;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -329,11 +328,23 @@ final class Workloads {
     }
 
     private OutboxEvent event() {
-        long n = seq.incrementAndGet();
+        return event(seq.incrementAndGet());
+    }
+
+    /** @return the event of every producer: an order placed, with W4's payload */
+    static OutboxEvent event(long n) {
         return OutboxEvent.builder("order.placed")
                 .aggregate("order", "order-" + n)
                 .jsonPayload(payload(n))
                 .build();
+    }
+
+    /** Parks until {@code System.nanoTime()} reaches {@code nanoTime} (open-loop pacing). */
+    static void parkUntil(long nanoTime) {
+        long wait;
+        while ((wait = nanoTime - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(wait);
+        }
     }
 
     static String payload(long n) {
@@ -549,11 +560,7 @@ final class Workloads {
         AtomicReference<Exception> failure = new AtomicReference<>();
         long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
         for (long i = 0; i < n; i++) {
-            long target = start + i * period;
-            long wait;
-            while ((wait = target - System.nanoTime()) > 0) {
-                LockSupport.parkNanos(wait);
-            }
+            parkUntil(start + i * period);
             producers.execute(() -> {
                 try {
                     UUID id = produce.run();
@@ -602,13 +609,49 @@ final class Workloads {
 
     // ---------------------------------------------------------------- W3, W4, W5, ordered
 
+    /** How a drain differs from the plain one (no-op publisher, table analyzed after loading). */
+    enum Drain {
+        /** To the real Kafka broker instead of the no-op publisher. */
+        KAFKA,
+        /** Another connection holds a REPEATABLE READ snapshot open for the whole drain. */
+        HOLD_HORIZON,
+        /** txoutbox in ordered mode ({@code DeadHeadPolicy.BLOCK}). */
+        ORDERED,
+        /**
+         * The table is loaded and never analyzed (this server runs with autovacuum off), and txoutbox's relay
+         * is restarted on new connections when half the backlog is drained: a new connection plans its
+         * statements again, against a table whose size the planner now guesses differently.
+         */
+        NEVER_ANALYZED,
+        /** txoutbox's relay pipelines: {@link #PIPELINE} batches claimed and not yet marked at the most. */
+        PIPELINED
+    }
+
+    /** The batches in flight of a pipelined relay (W4's pipelined Kafka cell, W6). */
+    static final int PIPELINE = 4;
+
+    /** W4's Kafka drain with pipelining. */
+    static final String KAFKA_PIPELINED = "Kafka, " + PIPELINE + " batches in flight";
+
+    /** The workloads whose drains also report the shared buffers they touched per 1,000 events. */
+    private static final List<String> DIAGNOSED = List.of("W4", "W5", "ORD");
+
+    /** W4's no-op drain on a never-analyzed table. */
+    static final String NEVER_ANALYZED = "no-op, never analyzed";
+
+    /** ORD's drain, on an analyzed table. */
+    static final String ORDERED = "ordered (BLOCK)";
+
+    /** ORD's drain on a never-analyzed table. */
+    static final String ORDERED_NEVER_ANALYZED = "ordered (BLOCK), never analyzed";
+
     /** 1, 2 and 4 relays on one table at saturation. */
     void w3() throws Exception {
         for (int relays : new int[] {1, 2, 4}) {
             String scenario = relays + " relay" + (relays > 1 ? "s" : "");
-            drain("W3", scenario, RAW, sizes.w3Backlog(), relays, false, false, false);
-            drain("W3", scenario, TXOUTBOX, sizes.w3Backlog(), relays, false, false, false);
-            drain("W3", scenario, PEER, sizes.peerBacklog(), relays, false, false, false);
+            drain("W3", scenario, RAW, sizes.w3Backlog(), relays);
+            drain("W3", scenario, TXOUTBOX, sizes.w3Backlog(), relays);
+            drain("W3", scenario, PEER, sizes.peerBacklog(), relays);
         }
         for (String v : List.of(RAW, TXOUTBOX, PEER)) {
             double one = results.get("W3", "1 relay", v, "drain");
@@ -625,15 +668,19 @@ final class Workloads {
         }
     }
 
-    /** The backlog drained to a no-op publisher and to Kafka. */
+    /**
+     * The backlog drained to a no-op publisher and to Kafka, on a table analyzed after loading; then the
+     * no-op drain on a table never analyzed (txoutbox, and raw SQL for reference).
+     */
     void w4() throws Exception {
         int n = sizes.w4Backlog();
         for (String v : List.of(RAW, TXOUTBOX, PEER)) {
-            drain("W4", "no-op", v, v.equals(PEER) ? sizes.peerBacklog() : n, 1, false, false, false);
+            drain("W4", "no-op", v, v.equals(PEER) ? sizes.peerBacklog() : n, 1);
         }
         for (String v : List.of(RAW, TXOUTBOX, PEER)) {
-            drain("W4", "Kafka", v, v.equals(PEER) ? sizes.peerBacklog() : n, 1, true, false, false);
+            drain("W4", "Kafka", v, v.equals(PEER) ? sizes.peerBacklog() : n, 1, Drain.KAFKA);
         }
+        drain("W4", KAFKA_PIPELINED, TXOUTBOX, n, 1, Drain.KAFKA, Drain.PIPELINED);
         results.add(
                 "W4",
                 "no-op",
@@ -642,12 +689,45 @@ final class Workloads {
                 100 * results.get("W4", "no-op", TXOUTBOX, "drain") / results.get("W4", "no-op", RAW, "drain"),
                 "%",
                 "txoutbox / raw SQL");
+        results.add(
+                "W4",
+                "Kafka",
+                TXOUTBOX,
+                "vs raw SQL",
+                results.get("W4", "Kafka", TXOUTBOX, "drain") / results.get("W4", "Kafka", RAW, "drain"),
+                "x",
+                "txoutbox / raw SQL with the same Kafka producer");
+        results.add(
+                "W4",
+                KAFKA_PIPELINED,
+                TXOUTBOX,
+                "vs raw SQL",
+                results.get("W4", KAFKA_PIPELINED, TXOUTBOX, "drain") / results.get("W4", "Kafka", RAW, "drain"),
+                "x",
+                "txoutbox with maxInFlightBatches(" + PIPELINE + ") / raw SQL with the same Kafka producer");
+        for (String v : List.of(RAW, TXOUTBOX)) {
+            drain("W4", NEVER_ANALYZED, v, n, 1, Drain.NEVER_ANALYZED);
+            vsAnalyzed("W4", NEVER_ANALYZED, "no-op", v);
+        }
+    }
+
+    private void vsAnalyzed(String workload, String neverAnalyzed, String analyzed, String variant) {
+        results.add(
+                workload,
+                neverAnalyzed,
+                variant,
+                "vs analyzed",
+                100
+                        * results.get(workload, neverAnalyzed, variant, "drain")
+                        / results.get(workload, analyzed, variant, "drain"),
+                "%",
+                "never analyzed / analyzed (" + analyzed + ")");
     }
 
     /** W4 no-op while another transaction holds a snapshot open. */
     void w5() throws Exception {
         for (String v : List.of(RAW, TXOUTBOX)) {
-            drain("W5", "held horizon", v, sizes.w4Backlog(), 1, false, true, false);
+            drain("W5", "held horizon", v, sizes.w4Backlog(), 1, Drain.HOLD_HORIZON);
             results.add(
                     "W5",
                     "held horizon",
@@ -659,19 +739,19 @@ final class Workloads {
         }
     }
 
-    /** Ordered mode against unordered, on W4's no-op backlog (1,000 aggregates). */
+    /** Ordered mode against unordered, on W4's no-op backlog (1,000 aggregates), analyzed and never analyzed. */
     void ordered() throws Exception {
-        drain("ORD", "ordered (BLOCK)", TXOUTBOX, sizes.w4Backlog(), 1, false, false, true);
+        drain("ORD", ORDERED, TXOUTBOX, sizes.w4Backlog(), 1, Drain.ORDERED);
         results.add(
                 "ORD",
-                "ordered (BLOCK)",
+                ORDERED,
                 TXOUTBOX,
                 "vs unordered",
-                100
-                        * results.get("ORD", "ordered (BLOCK)", TXOUTBOX, "drain")
-                        / results.get("W4", "no-op", TXOUTBOX, "drain"),
+                100 * results.get("ORD", ORDERED, TXOUTBOX, "drain") / results.get("W4", "no-op", TXOUTBOX, "drain"),
                 "%",
                 "ordered / W4 unordered no-op");
+        drain("ORD", ORDERED_NEVER_ANALYZED, TXOUTBOX, sizes.w4Backlog(), 1, Drain.ORDERED, Drain.NEVER_ANALYZED);
+        vsAnalyzed("ORD", ORDERED_NEVER_ANALYZED, ORDERED, TXOUTBOX);
     }
 
     /**
@@ -683,27 +763,22 @@ final class Workloads {
      */
     void experiments() throws Exception {
         int n = sizes.w3Backlog();
-        drain("EXP", "fillfactor 50 (DDL)", RAW_LEASE, n, 1, false, false, false);
+        drain("EXP", "fillfactor 50 (DDL)", RAW_LEASE, n, 1);
         fillfactor = 90;
         try {
             for (String v : List.of(RAW, RAW_LEASE, TXOUTBOX)) {
-                drain("EXP", "fillfactor 90 (before)", v, n, 1, false, false, false);
+                drain("EXP", "fillfactor 90 (before)", v, n, 1);
             }
         } finally {
             fillfactor = 0;
         }
     }
 
-    private void drain(
-            String workload,
-            String scenario,
-            String variant,
-            int backlog,
-            int consumers,
-            boolean toKafka,
-            boolean holdHorizon,
-            boolean ordered)
+    private void drain(String workload, String scenario, String variant, int backlog, int consumers, Drain... how)
             throws Exception {
+        java.util.Set<Drain> options = java.util.EnumSet.noneOf(Drain.class);
+        options.addAll(List.of(how));
+        boolean toKafka = options.contains(Drain.KAFKA);
         Recorder rec = new Recorder(false);
         String topic = "txbench-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFL);
         if (toKafka) {
@@ -711,31 +786,79 @@ final class Workloads {
         }
         boolean peer = variant.equals(PEER);
         String table = peer ? pg.table("txno_outbox") : freshOutboxTable(workload.toLowerCase() + "_outbox");
-        Duration cap = peer ? sizes.peerCap() : holdHorizon || ordered ? sizes.slowCap() : sizes.drainCap();
-        List<AutoCloseable> open = new ArrayList<>();
-        try (HikariDataSource pool = pg.pool("drain", 4 + 3 * consumers)) {
-            try {
-                drainWith(
-                        pool,
-                        open,
+        Duration cap = peer
+                ? sizes.peerCap()
+                : options.contains(Drain.HOLD_HORIZON) || options.contains(Drain.ORDERED)
+                        ? sizes.slowCap()
+                        : sizes.drainCap();
+        boolean diagnose = !peer && DIAGNOSED.contains(workload);
+        Drained drained;
+        Pg.Buffers before = null;
+        try {
+            try (HikariDataSource pool = pg.pool("drain", 4 + 3 * consumers)) {
+                List<AutoCloseable> open = new ArrayList<>();
+                try {
+                    Sink sink = toKafka
+                            ? new KafkaSink(kafka.get().bootstrapServers(), topic, peer ? 0 : LINGER_MS)
+                            : Sink.NOOP;
+                    open.add(sink);
+                    Peer[] peers = new Peer[consumers];
+                    if (peer) {
+                        for (int i = 0; i < consumers; i++) {
+                            peers[i] = new Peer(pool, sink, rec, true);
+                            open.add(peers[i]);
+                        }
+                        pg.exec("TRUNCATE " + table);
+                        peers[0].load(pg, pool, backlog);
+                        long loaded = pg.count(table);
+                        if (loaded != backlog) {
+                            throw new IllegalStateException(
+                                    "the peer's backlog has " + loaded + " entries, not " + backlog);
+                        }
+                    } else {
+                        if (fillfactor > 0) {
+                            pg.exec("ALTER TABLE " + table + " SET (fillfactor = " + fillfactor + ")");
+                        }
+                        pg.loadOutbox(table, backlog, !options.contains(Drain.NEVER_ANALYZED));
+                        before = diagnose ? pg.buffers(table) : null;
+                    }
+                    drained = drainWith(
+                            pool, open, sink, variant, backlog, consumers, options, rec, topic, table, cap, peers);
+                } finally {
+                    // Consumers first, while their pool is open.
+                    Collections.reverse(open);
+                    for (AutoCloseable c : open) {
+                        c.close();
+                    }
+                }
+            }
+            String note = drained.note() + (consumers > 1 ? ", " + consumers + " consumers" : "");
+            if (!peer) {
+                long analyzes = pg.analyzeCount(table);
+                note += options.contains(Drain.NEVER_ANALYZED)
+                        ? analyzes == 0
+                                ? "; never analyzed (pg_stat_user_tables: 0 analyzes by the end)"
+                                : "; ANALYZED " + analyzes + " times by the end: not a never-analyzed table"
+                        : "; analyzed after loading";
+            }
+            results.add(workload, scenario, variant, "drain", drained.rate(), "events/s", note);
+            if (before != null) {
+                // The pool is closed: its backends have exited and flushed their counters.
+                Pg.Buffers used = pg.buffers(table).minus(before);
+                double perThousand = 1000.0 * used.total() / Math.max(1, drained.events());
+                results.add(
                         workload,
                         scenario,
                         variant,
-                        backlog,
-                        consumers,
-                        toKafka,
-                        holdHorizon,
-                        ordered,
-                        rec,
-                        topic,
-                        table,
-                        cap);
-            } finally {
-                // Consumers first, while their pool is open.
-                Collections.reverse(open);
-                for (AutoCloseable c : open) {
-                    c.close();
-                }
+                        "buffers/1k events",
+                        perThousand,
+                        "buffers",
+                        String.format(
+                                java.util.Locale.ROOT,
+                                "shared buffers hit or read in the table (pg_statio_user_tables) per 1,000 events"
+                                        + " drained: heap %.0f, indexes %.0f",
+                                1000.0 * used.heap() / Math.max(1, drained.events()),
+                                1000.0 * used.index() / Math.max(1, drained.events())));
             }
         } finally {
             if (toKafka) {
@@ -748,84 +871,53 @@ final class Workloads {
         }
     }
 
-    private void drainWith(
+    /** What a drain did: events confirmed (at most the backlog) in how many seconds, said in words. */
+    private record Drained(long events, double seconds, String note) {
+        double rate() {
+            return events / seconds;
+        }
+    }
+
+    private Drained drainWith(
             HikariDataSource pool,
             List<AutoCloseable> open,
-            String workload,
-            String scenario,
+            Sink sink,
             String variant,
             int backlog,
             int consumers,
-            boolean toKafka,
-            boolean holdHorizon,
-            boolean ordered,
+            java.util.Set<Drain> options,
             Recorder rec,
             String topic,
             String table,
-            Duration cap)
+            Duration cap,
+            Peer[] peers)
             throws Exception {
-        boolean peer = variant.equals(PEER);
-        {
-            Peer[] peers = new Peer[consumers];
-            Sink sink =
-                    toKafka ? new KafkaSink(kafka.get().bootstrapServers(), topic, peer ? 0 : LINGER_MS) : Sink.NOOP;
-            open.add(sink);
-            if (peer) {
-                for (int i = 0; i < consumers; i++) {
-                    peers[i] = new Peer(pool, sink, rec, true);
-                    open.add(peers[i]);
-                }
-                pg.exec("TRUNCATE " + table);
-                peers[0].load(pg, pool, backlog);
-                long loaded = pg.count(table);
-                if (loaded != backlog) {
-                    throw new IllegalStateException("the peer's backlog has " + loaded + " entries, not " + backlog);
-                }
-            } else {
-                if (fillfactor > 0) {
-                    pg.exec("ALTER TABLE " + table + " SET (fillfactor = " + fillfactor + ")");
-                }
-                pg.loadOutbox(table, backlog);
-            }
-            Connection holder = holdHorizon ? holdSnapshot() : null;
-            if (holder != null) {
-                open.add(holder);
-            }
-            long start = System.nanoTime();
-            switch (variant) {
-                case RAW -> open.add(new RawRelay(pool, table, channel(table), RAW_BATCH, sink, rec).start(consumers));
-                case RAW_LEASE ->
-                    open.add(new RawRelay(pool, table, channel(table), RAW_BATCH, sink, rec)
-                            .leaseThenDelete()
-                            .start(consumers));
-                case TXOUTBOX -> {
-                    Outbox outbox = outbox(pool, table, ordered ? DeadHeadPolicy.BLOCK : null);
-                    Publisher publisher = toKafka
-                            ? KafkaPublisher.builder()
-                                    .bootstrapServers(kafka.get().bootstrapServers())
-                                    .router(Router.fixed(topic))
-                                    .producerProperty("linger.ms", LINGER_MS)
-                                    .producerProperty("batch.size", 256 * 1024)
-                                    .build()
-                            : noopPublisher(new AtomicReference<>(rec));
-                    open.add(publisher);
-                    for (int i = 0; i < consumers; i++) {
-                        Relay relay = outbox.relay(publisher)
-                                .name("drain-" + i)
-                                .batchSize(RELAY_BATCH)
-                                .listener(counting(new AtomicReference<>(rec)))
-                                .build();
-                        relay.start();
-                        open.add(relay);
-                    }
-                }
-                default -> {
-                    for (Peer p : peers) {
-                        p.startFlushing(1);
-                    }
+        Connection holder = options.contains(Drain.HOLD_HORIZON)
+                ? Pg.holdSnapshot(java.sql.DriverManager.getConnection(Pg.URL, Pg.USER, null))
+                : null;
+        if (holder != null) {
+            open.add(holder);
+        }
+        boolean restart = variant.equals(TXOUTBOX) && options.contains(Drain.NEVER_ANALYZED);
+        List<AutoCloseable> relays = new ArrayList<>();
+        long start = System.nanoTime();
+        switch (variant) {
+            case RAW -> open.add(new RawRelay(pool, table, channel(table), RAW_BATCH, sink, rec).start(consumers));
+            case RAW_LEASE ->
+                open.add(new RawRelay(pool, table, channel(table), RAW_BATCH, sink, rec)
+                        .leaseThenDelete()
+                        .start(consumers));
+            case TXOUTBOX -> startRelays(restart ? null : pool, relays, consumers, options, rec, topic, table);
+            default -> {
+                for (Peer p : peers) {
+                    p.startFlushing(1);
                 }
             }
-            long deadline = start + cap.toNanos();
+        }
+        long deadline = start + cap.toNanos();
+        long restartedAt = 0;
+        long restartedWith = 0;
+        try {
             while (rec.confirmed.sum() < backlog && System.nanoTime() < deadline) {
                 Thread.sleep(10);
                 for (AutoCloseable c : open) {
@@ -833,33 +925,79 @@ final class Workloads {
                         r.check();
                     }
                 }
+                if (restart && restartedAt == 0 && rec.confirmed.sum() >= backlog / 2) {
+                    close(relays);
+                    restartedAt = System.nanoTime();
+                    restartedWith = rec.confirmed.sum();
+                    startRelays(null, relays, consumers, options, rec, topic, table);
+                }
             }
-            double seconds = (System.nanoTime() - start) / 1e9;
-            long drained = Math.min(rec.confirmed.sum(), backlog);
-            String note = drained < backlog
-                    ? String.format(
-                            java.util.Locale.ROOT, "capped at %.0f s: %d of %d drained", seconds, drained, backlog)
-                    : String.format(java.util.Locale.ROOT, "%d events in %.1f s", backlog, seconds);
-            results.add(
-                    workload,
-                    scenario,
-                    variant,
-                    "drain",
-                    drained / seconds,
-                    "events/s",
-                    note + (consumers > 1 ? ", " + consumers + " consumers" : ""));
+        } finally {
+            close(relays);
+        }
+        long end = System.nanoTime();
+        double seconds = (end - start) / 1e9;
+        long drained = Math.min(rec.confirmed.sum(), backlog);
+        String note = drained < backlog
+                ? String.format(java.util.Locale.ROOT, "capped at %.0f s: %d of %d drained", seconds, drained, backlog)
+                : String.format(java.util.Locale.ROOT, "%d events in %.1f s", backlog, seconds);
+        if (restartedAt > 0) {
+            note += String.format(
+                    java.util.Locale.ROOT,
+                    "; relay restarted on new connections after %d events: %.0f events/s before, %.0f after",
+                    restartedWith,
+                    restartedWith / ((restartedAt - start) / 1e9),
+                    (drained - restartedWith) / ((end - restartedAt) / 1e9));
+        }
+        return new Drained(drained, seconds, note);
+    }
+
+    /**
+     * Starts txoutbox's relays, each with its own publisher, adding what it opened to {@code opened}; with no
+     * pool, on a pool of their own (opened too), so that closing them closes their connections.
+     */
+    private void startRelays(
+            HikariDataSource pool,
+            List<AutoCloseable> opened,
+            int consumers,
+            java.util.Set<Drain> options,
+            Recorder rec,
+            String topic,
+            String table) {
+        HikariDataSource ds = pool;
+        if (ds == null) {
+            ds = pg.pool("drain-relay", 4 + 3 * consumers);
+            opened.add(ds);
+        }
+        Outbox outbox = outbox(ds, table, options.contains(Drain.ORDERED) ? DeadHeadPolicy.BLOCK : null);
+        opened.add(outbox);
+        Publisher publisher = options.contains(Drain.KAFKA)
+                ? KafkaPublisher.builder()
+                        .bootstrapServers(kafka.get().bootstrapServers())
+                        .router(Router.fixed(topic))
+                        .producerProperty("linger.ms", LINGER_MS)
+                        .producerProperty("batch.size", 256 * 1024)
+                        .build()
+                : noopPublisher(new AtomicReference<>(rec));
+        opened.add(publisher);
+        for (int i = 0; i < consumers; i++) {
+            Relay relay = outbox.relay(publisher)
+                    .name("drain-" + i)
+                    .batchSize(RELAY_BATCH)
+                    .maxInFlightBatches(options.contains(Drain.PIPELINED) ? PIPELINE : 1)
+                    .listener(counting(new AtomicReference<>(rec)))
+                    .build();
+            relay.start();
+            opened.add(relay);
         }
     }
 
-    /** BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1 FROM a table; kept open until closed. */
-    private Connection holdSnapshot() throws SQLException {
-        Connection c = java.sql.DriverManager.getConnection(Pg.URL, Pg.USER, null);
-        c.setAutoCommit(false);
-        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-        try (Statement s = c.createStatement()) {
-            s.execute("SELECT 1 FROM pg_class LIMIT 1");
+    /** Closes in reverse order of opening and forgets them. */
+    private static void close(List<AutoCloseable> opened) throws Exception {
+        for (int i = opened.size() - 1; i >= 0; i--) {
+            opened.get(i).close();
         }
-        return c;
+        opened.clear();
     }
 
     // ---------------------------------------------------------------- helpers
