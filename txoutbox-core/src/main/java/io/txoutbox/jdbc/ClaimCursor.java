@@ -7,11 +7,13 @@ import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Where each relay's next claim starts in the due index ({@code available_at, seq}): after its last
- * claimed row, or at the bottom of the index. A claim that always starts at the bottom walks the index
+ * Where each relay's next claim starts in the due index ({@code available_at, seq}): at the first row
+ * of its last claim, or at the bottom of the index. A claim that always starts at the bottom walks the index
  * entries of every row published since the last vacuum, and under a held snapshot (a report, a {@code
  * pg_dump}, a forgotten {@code BEGIN}) vacuum cannot remove them, so each claim gets slower than the one
- * before. From the cursor a claim walks only what is ahead.
+ * before. From the cursor a claim walks only what is ahead, and its own last batch again (at most a
+ * batch of entries, published or still leased): so a batch whose mark failed and whose lease expired
+ * is claimed again whole from there.
  *
  * <p>A row can come to be due behind the cursor: an appending transaction that committed after the
  * relay claimed past its rows (their {@code available_at} is the append's time), a lease that expired
@@ -39,7 +41,7 @@ final class ClaimCursor {
     }
 
     /**
-     * @param position where the relay's last claim ended
+     * @param position where the relay's last claim began
      * @param nextBottom when to claim from the bottom, at the latest
      * @param lookBehind whether a claim from the cursor that finds nothing looks behind it at once: until a
      *     look behind found nothing there, and again after the next claim from the bottom that did
@@ -74,10 +76,9 @@ final class ClaimCursor {
      * @param owner the relay's lease owner
      * @param fromBottom whether the claim started at the bottom of the index
      * @param first the position of the first row it claimed, or {@code null} when it claimed none
-     * @param last the position of the last row it claimed, or {@code null} when it claimed none
      * @param tookNanos how long the claim took
      */
-    void claimed(String owner, boolean fromBottom, Position first, Position last, long tookNanos) {
+    void claimed(String owner, boolean fromBottom, Position first, long tookNanos) {
         State before = states.get(owner);
         if (before == null && states.size() >= MAX_OWNERS) {
             states.clear();
@@ -94,8 +95,8 @@ final class ClaimCursor {
             nextBottom = before.nextBottom();
             lookBehind = before.lookBehind();
         }
-        // A claim from the bottom may end behind the old cursor (rows were due there): start there next.
-        Position position = last != null ? last : cursor;
+        // A claim from the bottom may begin behind the old cursor (rows were due there): start there next.
+        Position position = first != null ? first : cursor;
         states.put(owner, new State(position, nextBottom, lookBehind));
     }
 
@@ -104,11 +105,10 @@ final class ClaimCursor {
         states.remove(owner);
     }
 
-    /** Reads the positions of a claim's rows as {@link ClaimedRows} reads them, keeping the first and last. */
+    /** Reads the positions of a claim's rows as {@link ClaimedRows} reads them, keeping the first. */
     static final class Tracker implements ClaimedRows.EachRow {
         private final Binder bind;
         private Position first;
-        private Position last;
 
         Tracker(Binder bind) {
             this.bind = bind;
@@ -127,9 +127,6 @@ final class ClaimCursor {
             } catch (SQLException | RuntimeException unreadable) {
                 return; // the row itself is read (or goes dead) on its own; the cursor just does not move
             }
-            if (last == null || p.isAfter(last)) {
-                last = p;
-            }
             if (first == null || first.isAfter(p)) {
                 first = p;
             }
@@ -138,11 +135,6 @@ final class ClaimCursor {
         /** @return the position of the first row read, or {@code null} */
         Position first() {
             return first;
-        }
-
-        /** @return the position of the last row read, or {@code null} */
-        Position last() {
-            return last;
         }
     }
 }

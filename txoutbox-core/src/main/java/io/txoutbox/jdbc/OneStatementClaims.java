@@ -16,7 +16,7 @@ import java.util.List;
  * round trip, so the plan is the due index's whether or not the table was ever analyzed.
  *
  * <p>In unordered mode, where the dialect supports it, each relay claims from its {@link ClaimCursor}:
- * after the position of its last claimed row, so the index entries of rows it already published are not
+ * from the position of the first row of its last claim, so the index entries of rows it already published are not
  * walked again (they stay in the index until vacuum, and as long as any snapshot is held). It claims
  * from the bottom of the index now and then, and when nothing is due ahead of the cursor (see {@link
  * ClaimCursor} for how often), so that a row that came to be due behind the cursor (a transaction that
@@ -50,7 +50,7 @@ final class OneStatementClaims extends Claims {
                 claimed = claim(c, null, tracker, owner, limit, maxBytes, lease, now);
             }
             if (keyset) {
-                cursors.claimed(owner, from == null, tracker.first(), tracker.last(), System.nanoTime() - started);
+                cursors.claimed(owner, from == null, tracker.first(), System.nanoTime() - started);
             }
             return rows.settle(c, claimed, owner);
         });

@@ -20,11 +20,10 @@ class PostgresDialect extends PortableDialect {
     static final String DUE = due("");
 
     /**
-     * Where a claim from the cursor starts: at the due-index position of the relay's last claimed row,
-     * so that the index entries of the rows it already published (dead until vacuumed, and kept while
-     * any snapshot is held) are not walked again. At, not after: a row put back at that very position (a
-     * revive at the same instant) is due again. A row comparison, so the bound is the index scan's
-     * start, not a filter. Binds the position's {@code available_at} and {@code seq}.
+     * Where a claim from the cursor starts: at the due-index position of the first row of the relay's
+     * last claim, so that the index entries of the rows it published before (dead until vacuumed, and
+     * kept while any snapshot is held) are not walked again. A row comparison, so the bound is the index
+     * scan's start, not a filter. Binds the position's {@code available_at} and {@code seq}.
      */
     private static final String AFTER_CURSOR = " AND (o.available_at, o.seq) >= (?, ?)";
 
