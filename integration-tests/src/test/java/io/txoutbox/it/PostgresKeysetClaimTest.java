@@ -114,26 +114,22 @@ class PostgresKeysetClaimTest extends DatabaseTest {
     void an_expired_lease_behind_the_cursor_is_taken_over_when_nothing_is_ahead() throws Exception {
         Outbox outbox = newOutbox();
         try (OutboxStore store = storeOf(outbox)) {
-            expiredLeaseBehindTheCursor(outbox, store);
+            appendCommitted(outbox, event("order.placed", "a"), event("order.placed", "b"));
+            List<ClaimedEvent> crashed = store.claim("crashed", 1, Duration.ofSeconds(3), Instant.now())
+                    .events();
+            assertThat(crashed).hasSize(1);
+            assertThat(claim(store, "relay-1"))
+                    .as("the other row; the crashed relay's is leased")
+                    .hasSize(1)
+                    .extracting(ClaimedEvent::id)
+                    .doesNotContain(crashed.get(0).id());
+
+            Thread.sleep(3_500); // the crashed relay's lease expires behind relay-1's cursor
+            assertThat(claim(store, "relay-1"))
+                    .as("nothing ahead: from the bottom, where the crashed relay's row waits")
+                    .extracting(ClaimedEvent::id)
+                    .containsExactly(crashed.get(0).id());
         }
-    }
-
-    private void expiredLeaseBehindTheCursor(Outbox outbox, OutboxStore store) throws Exception {
-        appendCommitted(outbox, event("order.placed", "a"), event("order.placed", "b"));
-        List<ClaimedEvent> crashed =
-                store.claim("crashed", 1, Duration.ofSeconds(3), Instant.now()).events();
-        assertThat(crashed).hasSize(1);
-        assertThat(claim(store, "relay-1"))
-                .as("the other row; the crashed relay's is leased")
-                .hasSize(1)
-                .extracting(ClaimedEvent::id)
-                .doesNotContain(crashed.get(0).id());
-
-        Thread.sleep(3_500); // the crashed relay's lease expires behind relay-1's cursor
-        assertThat(claim(store, "relay-1"))
-                .as("nothing ahead: from the bottom, where the crashed relay's row waits")
-                .extracting(ClaimedEvent::id)
-                .containsExactly(crashed.get(0).id());
     }
 
     private OutboxStore storeOf(Outbox outbox) {
