@@ -49,8 +49,10 @@ final class Soak {
     static final int RELAYS = 2;
     /** Producer threads; the pacer hands them one transaction every 1/rate s, whatever earlier ones do. */
     static final int PRODUCERS = 8;
-    /** The p99 of the first window after the hold must be within this factor of the p99 before it. */
+    /** Recovered: a p99 within this factor of the p99 before the hold. */
     static final double RECOVERED = 2.0;
+    /** Recovered for good: this many consecutive seconds, each with its p99 within {@link #RECOVERED}. */
+    static final int RECOVERED_SECONDS = 10;
     /** Sizes plateau when the second half's largest is within this factor of the first half's. */
     static final double PLATEAU = 1.2;
 
@@ -209,6 +211,7 @@ final class Soak {
                 if (w == holdTo && holder != null) {
                     holder.close();
                     holder = null;
+                    latencies.trackSecondsFrom(System.nanoTime());
                 }
                 if (w == holdFrom - 1) {
                     holder = Pg.holdSnapshot(admin.getConnection());
@@ -274,7 +277,7 @@ final class Soak {
             Pg.exec(admin, "DROP TABLE IF EXISTS " + table);
         }
         if (holdFrom > 0) {
-            recovery(scenario, perWindow, holdFrom, holdTo);
+            recovery(scenario, perWindow, holdFrom, holdTo, latencies, (windows - holdTo) * window / 1_000_000_000L);
         } else {
             plateau(scenario, sizesPerWindow);
         }
@@ -327,7 +330,13 @@ final class Soak {
      * first when there is no other; the latency recovered in the first window after the hold whose p99 is
      * within {@link #RECOVERED} of it.
      */
-    private void recovery(String scenario, List<Histogram> perWindow, int holdFrom, int holdTo) {
+    private void recovery(
+            String scenario,
+            List<Histogram> perWindow,
+            int holdFrom,
+            int holdTo,
+            Latencies latencies,
+            long secondsAfter) {
         Histogram before = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
         for (int w = holdFrom > 2 ? 2 : 1; w < holdFrom; w++) {
             before.add(perWindow.get(w - 1));
@@ -371,6 +380,19 @@ final class Soak {
                         ? "minute " + (holdTo + recoveredIn) + " is the first after the hold with p99 within "
                                 + RECOVERED + "x of before"
                         : "no minute after the hold had p99 within " + RECOVERED + "x of before (-1 = not recovered)");
+        long second = latencies.recoveredAtSecond(RECOVERED * preHold, secondsAfter);
+        results.add(
+                WORKLOAD,
+                scenario,
+                Workloads.TXOUTBOX,
+                "recovered in",
+                second,
+                "s",
+                second >= 0
+                        ? "seconds from the snapshot's release to the first of " + RECOVERED_SECONDS
+                                + " seconds in a row whose p99 (by publish time) is within " + RECOVERED + "x of before"
+                        : "no " + RECOVERED_SECONDS + " seconds in a row after the hold had p99 within " + RECOVERED
+                                + "x of before (-1 = not recovered)");
     }
 
     private void addSizes(String scenario, double[] size, String note) {
@@ -446,6 +468,10 @@ final class Soak {
                 new org.HdrHistogram.Recorder(TimeUnit.SECONDS.toMicros(60), 3);
         private final AtomicLong commits = new AtomicLong();
         private final AtomicLong publishes = new AtomicLong();
+        /** Per second of publish time, from {@link #trackSecondsFrom}: a minute's p99 hides when it recovered. */
+        private final Map<Long, org.HdrHistogram.ConcurrentHistogram> perSecond = new ConcurrentHashMap<>();
+
+        private volatile long trackFrom = Long.MAX_VALUE;
         private long lastCommits;
         private long lastPublishes;
         private long windowCommits;
@@ -470,8 +496,40 @@ final class Soak {
             first.remove(id);
             long committedAt = mark.commit() ? mark.at() : other.at();
             long publishedAt = mark.commit() ? other.at() : mark.at();
-            long micros = Math.max(1, (publishedAt - committedAt) / 1_000);
-            recorder.recordValue(Math.min(micros, TimeUnit.SECONDS.toMicros(60)));
+            long micros = Math.min(Math.max(1, (publishedAt - committedAt) / 1_000), TimeUnit.SECONDS.toMicros(60));
+            recorder.recordValue(micros);
+            long from = trackFrom;
+            if (publishedAt >= from) {
+                perSecond
+                        .computeIfAbsent(
+                                (publishedAt - from) / 1_000_000_000L,
+                                s -> new org.HdrHistogram.ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 2))
+                        .recordValue(micros);
+            }
+        }
+
+        /** Keeps a histogram per second of publish time from {@code nanoTime} on (second 0 starts there). */
+        void trackSecondsFrom(long nanoTime) {
+            trackFrom = nanoTime;
+        }
+
+        /**
+         * @param limitMillis the p99 a recovered second stays within
+         * @param seconds how many seconds were tracked
+         * @return the first tracked second from which {@link #RECOVERED_SECONDS} seconds in a row each have
+         *     a p99 within the limit (seconds without publishes count as recovered), or -1
+         */
+        long recoveredAtSecond(double limitMillis, long seconds) {
+            int run = 0;
+            for (long s = 0; s < seconds; s++) {
+                Histogram h = perSecond.get(s);
+                boolean ok = h == null || millis(h, 99) <= limitMillis;
+                run = ok ? run + 1 : 0;
+                if (run == RECOVERED_SECONDS) {
+                    return s - RECOVERED_SECONDS + 1;
+                }
+            }
+            return -1;
         }
 
         /** @return the latencies completed since the last call, and starts a new window of counts */
