@@ -28,20 +28,8 @@ final class EventValidator {
 
     private EventValidator() {}
 
-    static void checkShape(
-            UUID id,
-            String aggregateType,
-            String aggregateId,
-            String eventType,
-            int eventVersion,
-            byte[] payload,
-            String contentType,
-            Map<String, String> headers,
-            String tenantId,
-            String destination,
-            Instant availableAt,
-            Duration delay,
-            Integer maxAttempts) {
+    /** The event's identity: id, type, aggregate and schema version. */
+    static void checkIdentity(UUID id, String eventType, String aggregateType, String aggregateId, int eventVersion) {
         if (id == null) {
             throw missing("id");
         }
@@ -51,13 +39,22 @@ final class EventValidator {
         if (eventVersion < 1) {
             throw OutboxValidationException.belowMinimum("OutboxEvent.eventVersion", eventVersion, 1);
         }
+    }
+
+    /** What is published: the payload (present; its size and JSON are {@link #checkPayload} at append), type, headers. */
+    static void checkBody(byte[] payload, String contentType, Map<String, String> headers) {
         if (payload == null) {
             throw missing("payload");
         }
         requireText("contentType", contentType);
+        checkHeaders(headers);
+    }
+
+    /** Where and when it is published: tenant, route, due time or delay, and its own attempt budget. */
+    static void checkDelivery(
+            String tenantId, String destination, Instant availableAt, Duration delay, Integer maxAttempts) {
         optionalText("tenantId", tenantId);
         optionalText("destination", destination);
-        checkHeaders(headers);
         if (delay != null && delay.isNegative()) {
             throw OutboxValidationException.negative("OutboxEvent.delay", delay);
         }

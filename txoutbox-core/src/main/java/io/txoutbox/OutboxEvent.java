@@ -54,20 +54,9 @@ public record OutboxEvent(
     public OutboxEvent {
         payload = payload == null ? null : payload.clone();
         headers = headers == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(headers));
-        EventValidator.checkShape(
-                id,
-                aggregateType,
-                aggregateId,
-                eventType,
-                eventVersion,
-                payload,
-                contentType,
-                headers,
-                tenantId,
-                destination,
-                availableAt,
-                delay,
-                maxAttempts);
+        EventValidator.checkIdentity(id, eventType, aggregateType, aggregateId, eventVersion);
+        EventValidator.checkBody(payload, contentType, headers);
+        EventValidator.checkDelivery(tenantId, destination, availableAt, delay, maxAttempts);
     }
 
     /**

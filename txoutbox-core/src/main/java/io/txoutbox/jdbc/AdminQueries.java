@@ -215,6 +215,16 @@ final class AdminQueries {
 
     /** See {@link io.txoutbox.spi.OutboxStore#purgePublished}. */
     int purgePublished(Instant olderThan, int batchSize) {
+        return purgeInBatches(jdbc, bind, purgeSql, olderThan, batchSize);
+    }
+
+    /**
+     * Runs a purge statement (parameters: the cut-off, the batch size) in autocommit until it deletes
+     * fewer rows than a batch, so no transaction holds many row locks or much WAL.
+     *
+     * @return the rows deleted in all
+     */
+    static int purgeInBatches(Jdbc jdbc, Binder bind, String purgeSql, Instant olderThan, int batchSize) {
         int total = 0;
         while (true) {
             int deleted = jdbc.autocommit("purge", c -> {

@@ -25,16 +25,6 @@ final class H2Dialect extends ShortTransactionDialect {
     }
 
     @Override
-    public String outboxDdl() {
-        return resource("h2-outbox.sql");
-    }
-
-    @Override
-    public String inboxDdl() {
-        return resource("h2-inbox.sql");
-    }
-
-    @Override
     public String columns() {
         return "SELECT column_name AS name, data_type AS type, is_nullable AS nullable FROM information_schema.columns"
                 + " WHERE table_schema = COALESCE(UPPER(?), CURRENT_SCHEMA) AND table_name = UPPER(?)";

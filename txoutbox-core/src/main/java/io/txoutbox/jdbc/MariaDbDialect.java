@@ -29,16 +29,6 @@ final class MariaDbDialect extends ShortTransactionDialect {
     }
 
     @Override
-    public String outboxDdl() {
-        return resource("mariadb-outbox.sql");
-    }
-
-    @Override
-    public String inboxDdl() {
-        return resource("mariadb-inbox.sql");
-    }
-
-    @Override
     public String columns() {
         return "SELECT column_name AS name, data_type AS type, is_nullable AS nullable FROM information_schema.columns"
                 + " WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?";

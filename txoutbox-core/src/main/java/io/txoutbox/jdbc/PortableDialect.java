@@ -109,6 +109,20 @@ abstract class PortableDialect implements SqlDialect {
         return "DELETE FROM {table} WHERE consumer = ? AND processed_at < ?";
     }
 
+    // ---- schema ------------------------------------------------------------------------------------
+
+    /** The script {@code <name>-outbox.sql} beside this class: the same table as the dialect's migration V1. */
+    @Override
+    public String outboxDdl() {
+        return resource(name() + "-outbox.sql");
+    }
+
+    /** The script {@code <name>-inbox.sql} beside this class: the same table as the dialect's migration V2. */
+    @Override
+    public String inboxDdl() {
+        return resource(name() + "-inbox.sql");
+    }
+
     // ---- helpers -----------------------------------------------------------------------------------
 
     /** Refuses a statement of a path the database does not take, naming what it lacks. */

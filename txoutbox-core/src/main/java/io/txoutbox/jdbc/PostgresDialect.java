@@ -98,13 +98,8 @@ class PostgresDialect extends PortableDialect {
      */
     @Override
     public String outboxDdl() {
-        return resource("postgresql-outbox.sql") + "\n" + resource("postgresql-drop-commit-notify.sql") + "\n"
+        return super.outboxDdl() + "\n" + resource("postgresql-drop-commit-notify.sql") + "\n"
                 + resource("postgresql-autovacuum.sql");
-    }
-
-    @Override
-    public String inboxDdl() {
-        return resource("postgresql-inbox.sql");
     }
 
     @Override

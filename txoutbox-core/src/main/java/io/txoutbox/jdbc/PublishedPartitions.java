@@ -153,20 +153,8 @@ final class PublishedPartitions {
                 purged += p.rows();
             }
         }
-        String deleteSql = render(sql.dialect().purgeArchiveDefault(), null);
-        while (true) {
-            int deleted = jdbc.autocommit("purge", c -> {
-                try (PreparedStatement ps = c.prepareStatement(deleteSql)) {
-                    bind.setTime(ps, 1, olderThan);
-                    ps.setInt(2, batchSize);
-                    return ps.executeUpdate();
-                }
-            });
-            purged += deleted;
-            if (deleted < batchSize) {
-                break;
-            }
-        }
+        purged += AdminQueries.purgeInBatches(
+                jdbc, bind, render(sql.dialect().purgeArchiveDefault(), null), olderThan, batchSize);
         addAhead(clock.instant());
         return (int) Math.min(Integer.MAX_VALUE, purged);
     }
