@@ -9,6 +9,12 @@ package io.txoutbox.jdbc;
  */
 abstract class ShortTransactionDialect extends PostgresDialect {
 
+    /** Only the table's own script: the PostgreSQL migrations that follow V1 have nothing to do here. */
+    @Override
+    public final String outboxDdl() {
+        return resource(name() + "-outbox.sql");
+    }
+
     @Override
     public final boolean supportsUpdateReturning() {
         return false;
