@@ -15,7 +15,6 @@ import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
-import io.txoutbox.test.kafka.KafkaBroker;
 import io.txoutbox.test.kafka.SharedKafka;
 import io.txoutbox.test.transport.ClaimedEvents;
 import java.net.URI;
@@ -36,8 +35,7 @@ class KafkaCloudEventsTest {
 
     @Test
     void events_arrive_as_binary_mode_cloudevents_that_the_sdk_reads_back() throws Exception {
-        String topic = KafkaBroker.newTopic("ce");
-        SharedKafka.broker().createTopic(topic, 1);
+        String topic = SharedKafka.broker().createNewTopic("ce", 1);
         ClaimedEvent placed = event("o-1", topic, "{\"total\": 12}");
         ClaimedEvent paid = event("o-2", topic, "{\"paid\":true}");
         try (TopicReader reader = new TopicReader(SharedKafka.broker().bootstrapServers(), topic);
