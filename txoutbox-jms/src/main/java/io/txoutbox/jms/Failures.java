@@ -1,6 +1,7 @@
 package io.txoutbox.jms;
 
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.transport.Errors;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.InvalidDestinationRuntimeException;
 import jakarta.jms.JMSSecurityException;
@@ -21,21 +22,22 @@ final class Failures {
     static PublishOutcome of(Throwable error, String destination) {
         if (error instanceof InvalidDestinationException || error instanceof InvalidDestinationRuntimeException) {
             return PublishOutcome.dead("JMS destination " + destination + " is not valid or does not exist: "
-                    + describe(error) + "; create it, then revive the event");
+                    + Errors.withRootCause(error) + "; create it, then revive the event");
         }
         if (error instanceof MessageFormatException || error instanceof MessageFormatRuntimeException) {
             return PublishOutcome.dead(
-                    "the JMS provider refused the message for " + destination + ": " + describe(error));
+                    "the JMS provider refused the message for " + destination + ": " + Errors.withRootCause(error));
         }
         if (error instanceof JMSSecurityException || error instanceof JMSSecurityRuntimeException) {
-            return PublishOutcome.dead("not allowed to send to JMS destination " + destination + ": " + describe(error)
-                    + "; grant it, then revive the event");
+            return PublishOutcome.dead("not allowed to send to JMS destination " + destination + ": "
+                    + Errors.withRootCause(error) + "; grant it, then revive the event");
         }
         if (error instanceof ResourceAllocationException || error instanceof ResourceAllocationRuntimeException) {
-            return PublishOutcome.retry(
-                    "the JMS provider has no room for the message on " + destination + ": " + describe(error));
+            return PublishOutcome.retry("the JMS provider has no room for the message on " + destination + ": "
+                    + Errors.withRootCause(error));
         }
-        return PublishOutcome.retry("send to JMS destination " + destination + " failed: " + describe(error));
+        return PublishOutcome.retry(
+                "send to JMS destination " + destination + " failed: " + Errors.withRootCause(error));
     }
 
     /** @return whether the session that saw this failure may be broken (anything but a refusal of one message) */
@@ -49,19 +51,5 @@ final class Failures {
                 || error instanceof ResourceAllocationException
                 || error instanceof ResourceAllocationRuntimeException
                 || error instanceof IllegalArgumentException);
-    }
-
-    /** @return the error and its root cause in one line: providers often wrap the telling one */
-    static String describe(Throwable error) {
-        Throwable root = error;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String text = cut(error.toString(), 240);
-        return root == error ? text : text + "; root cause " + cut(root.toString(), 160);
-    }
-
-    private static String cut(String text, int max) {
-        return text.length() <= max ? text : text.substring(0, max) + "...";
     }
 }

@@ -5,6 +5,8 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.Errors;
+import io.txoutbox.transport.Outcomes;
 import io.txoutbox.transport.PublisherThreads;
 import io.txoutbox.transport.Settings;
 import jakarta.jms.CompletionListener;
@@ -140,7 +142,7 @@ public final class JmsPublisher implements Publisher {
         Link current = link.get();
         if (current == null || current.failed()) {
             return CompletableFuture.completedFuture(
-                    collect(outcomes, PublishOutcome.retry(notConnected + " (reconnecting)")));
+                    Outcomes.orElse(outcomes, PublishOutcome.retry(notConnected + " (reconnecting)")));
         }
         long deadline = System.nanoTime() + publishTimeout.toNanos();
         List<List<Integer>> byLane = new ArrayList<>(lanes.length);
@@ -178,24 +180,15 @@ public final class JmsPublisher implements Publisher {
                                     current, sendLanes.get(i), "a send did not return within " + waitMillis + " ms");
                         }
                     }
-                    return collect(
+                    return Outcomes.orElse(
                             outcomes,
                             PublishOutcome.retry(
                                     error != null
-                                            ? "publish to the JMS provider failed: " + Failures.describe(error)
+                                            ? "publish to the JMS provider failed: " + Errors.withRootCause(error)
                                             : "no confirmation from the JMS provider within "
                                                     + publishTimeout.toMillis()
                                                     + " ms (JmsPublisher.Builder.publishTimeout)"));
                 });
-    }
-
-    private static List<PublishOutcome> collect(AtomicReferenceArray<PublishOutcome> outcomes, PublishOutcome missing) {
-        List<PublishOutcome> result = new ArrayList<>(outcomes.length());
-        for (int i = 0; i < outcomes.length(); i++) {
-            PublishOutcome o = outcomes.get(i);
-            result.add(o != null ? o : missing);
-        }
-        return result;
     }
 
     /** Runs on the lane's own thread: the only thread that uses the lane's session. */
@@ -386,7 +379,7 @@ public final class JmsPublisher implements Publisher {
                 Connection broken = connection;
                 runQuietly(closer, () -> closeQuietly(broken));
             }
-            notConnected = "cannot connect to the JMS provider: " + Failures.describe(e);
+            notConnected = "cannot connect to the JMS provider: " + Errors.withRootCause(e);
             if (!failing) {
                 log.warn("{}: {}; retrying in the background", description, notConnected);
             } else {

@@ -1,5 +1,6 @@
 package io.txoutbox.jms;
 
+import io.txoutbox.transport.Errors;
 import jakarta.jms.Connection;
 import jakarta.jms.ExceptionListener;
 import jakarta.jms.JMSException;
@@ -83,7 +84,7 @@ final class Link implements ExceptionListener {
     }
 
     static String lostReason(Throwable cause) {
-        return "the connection to the JMS provider was lost: " + Failures.describe(cause);
+        return "the connection to the JMS provider was lost: " + Errors.withRootCause(cause);
     }
 
     /** Closes the connection and with it every session; may block on a silent provider, so never on a lane. */

@@ -1,13 +1,9 @@
 package io.txoutbox.jms;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
@@ -16,17 +12,9 @@ import org.junit.jupiter.api.BeforeAll;
  * JmsSynchronousContractTest} runs the same contract with synchronous sends.
  */
 class JmsPublisherContractTest extends PublisherContract {
-    private static HikariDataSource dataSource;
-
     @BeforeAll
     static void start() {
         Artemis.address();
-        dataSource = LocalPostgres.pool("jms-contract");
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
     }
 
     @Override
@@ -46,10 +34,5 @@ class JmsPublisherContractTest extends PublisherContract {
     @Override
     protected Received subscribe(String destination) throws Exception {
         return Inbox.queue(destination);
-    }
-
-    @Override
-    protected DataSource outboxDataSource() {
-        return dataSource;
     }
 }

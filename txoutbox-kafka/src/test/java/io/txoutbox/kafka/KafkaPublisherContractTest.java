@@ -2,16 +2,12 @@ package io.txoutbox.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.test.kafka.SharedKafka;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -22,18 +18,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(SharedKafka.class)
 class KafkaPublisherContractTest extends PublisherContract {
-    private static HikariDataSource dataSource;
-
-    @BeforeAll
-    static void openPool() {
-        dataSource = Postgres.pool("kafka-contract");
-    }
-
-    @AfterAll
-    static void closePool() {
-        dataSource.close();
-    }
-
     @Override
     protected InetSocketAddress brokerAddress() {
         return SharedKafka.broker().proxiedTarget();
@@ -58,11 +42,6 @@ class KafkaPublisherContractTest extends PublisherContract {
     protected Received subscribe(String destination) throws Exception {
         SharedKafka.broker().createTopic(destination, 1);
         return new TopicReader(SharedKafka.broker().bootstrapServers(), destination);
-    }
-
-    @Override
-    protected DataSource outboxDataSource() {
-        return dataSource;
     }
 
     @Test

@@ -33,8 +33,7 @@ class KafkaPublisherTest {
 
     @Test
     void events_of_one_aggregate_arrive_in_order_within_their_partition() throws Exception {
-        String topic = KafkaBroker.newTopic("order");
-        SharedKafka.broker().createTopic(topic, 4);
+        String topic = SharedKafka.broker().createNewTopic("order", 4);
         List<ClaimedEvent> events = new ArrayList<>();
         for (int seq = 0; seq < 20; seq++) {
             for (int aggregate = 0; aggregate < 6; aggregate++) {
@@ -81,8 +80,7 @@ class KafkaPublisherTest {
     @Test
     void a_record_over_the_brokers_message_max_bytes_goes_dead_with_the_reason_and_the_others_publish()
             throws Exception {
-        String topic = KafkaBroker.newTopic("large");
-        SharedKafka.broker().createTopic(topic, 1);
+        String topic = SharedKafka.broker().createNewTopic("large", 1);
         byte[] big = new byte[SharedKafka.broker().maxMessageBytes() + 10_000];
         Arrays.fill(big, (byte) 'x');
         List<ClaimedEvent> batch = List.of(
@@ -143,8 +141,7 @@ class KafkaPublisherTest {
 
     @Test
     void a_broken_producer_makes_the_batch_retry_and_the_publisher_replaces_the_one_it_created() throws Exception {
-        String topic = KafkaBroker.newTopic("broken");
-        SharedKafka.broker().createTopic(topic, 1);
+        String topic = SharedKafka.broker().createNewTopic("broken", 1);
         try (KafkaPublisher publisher = publisher()) {
             assertThat(publish(publisher, batch(topic, 3))).containsOnly(PublishOutcome.PUBLISHED);
             Producer<byte[], byte[]> first = publisher.currentProducer();
@@ -161,8 +158,7 @@ class KafkaPublisherTest {
 
     @Test
     void a_producer_the_caller_gave_is_neither_replaced_nor_closed() throws Exception {
-        String topic = KafkaBroker.newTopic("given");
-        SharedKafka.broker().createTopic(topic, 1);
+        String topic = SharedKafka.broker().createNewTopic("given", 1);
         try (KafkaProducer<byte[], byte[]> own = new KafkaProducer<>(
                 Map.of(
                         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -195,8 +191,7 @@ class KafkaPublisherTest {
 
     @Test
     void a_topic_the_principal_may_not_write_goes_dead_as_not_authorized() throws Exception {
-        String topic = KafkaBroker.newTopic("denied");
-        SharedKafka.broker().createTopic(topic, 1);
+        String topic = SharedKafka.broker().createNewTopic("denied", 1);
         try (KafkaPublisher publisher = saslPublisher(KafkaBroker.SASL_PASSWORD)) {
             List<PublishOutcome> outcomes = publish(publisher, batch(topic, 2));
             assertThat(outcomes).extracting(PublishOutcome::outcome).containsOnly(Outcome.DEAD);

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cloudevents.CloudEvent;
-import io.cloudevents.SpecVersion;
 import io.cloudevents.core.format.EventFormat;
 import io.cloudevents.core.provider.EventFormatProvider;
 import io.txoutbox.OutboxValidationException;
@@ -14,11 +13,11 @@ import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.test.cloudevents.CloudEventsAssert;
 import io.txoutbox.test.transport.ClaimedEvents;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -82,13 +81,7 @@ class MqttCloudEventsTest {
     }
 
     private static void assertMapped(CloudEvent ce, ClaimedEvent event) {
-        assertThat(ce.getSpecVersion()).isEqualTo(SpecVersion.V1);
-        assertThat(ce.getId()).isEqualTo(event.id().toString());
-        assertThat(ce.getType()).isEqualTo("order.placed");
-        assertThat(ce.getSource()).isEqualTo(URI.create("https://orders.example.com/outbox"));
-        assertThat(ce.getSubject()).isEqualTo("o-1");
-        assertThat(ce.getTime()).isEqualTo(event.createdAt().atOffset(ZoneOffset.UTC));
-        assertThat(ce.getDataContentType()).isEqualTo(event.contentType());
+        CloudEventsAssert.assertMapped(ce, event, URI.create("https://orders.example.com/outbox"));
         assertThat(ce.getExtension(CloudEventsMapping.VERSION_EXTENSION)).isEqualTo(6);
     }
 

@@ -1,33 +1,13 @@
 package io.txoutbox.mqtt;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import javax.sql.DataSource;
 import org.eclipse.paho.client.mqttv3.MqttException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
 /** The transport contract against the local Mosquitto; a second client subscribed before publishing reads. */
 class MqttPublisherContractTest extends PublisherContract {
-    private static HikariDataSource postgres;
-
-    @BeforeAll
-    static void open() {
-        HikariConfig config = LocalPostgres.config("mqtt-contract", 4);
-        config.setConnectionTimeout(10_000);
-        postgres = new HikariDataSource(config);
-    }
-
-    @AfterAll
-    static void close() {
-        postgres.close();
-    }
-
     @Override
     protected InetSocketAddress brokerAddress() {
         return new InetSocketAddress("127.0.0.1", 1883);
@@ -44,11 +24,6 @@ class MqttPublisherContractTest extends PublisherContract {
     @Override
     protected Received subscribe(String destination) throws MqttException {
         return new Subscriber(destination);
-    }
-
-    @Override
-    protected DataSource outboxDataSource() {
-        return postgres;
     }
 
     @org.junit.jupiter.api.Test

@@ -5,15 +5,13 @@ import io.nats.client.JetStreamStatusException;
 import io.nats.client.support.Status;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.transport.Errors;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 /** Decides what a failed JetStream publish means for its event. */
 final class Failures {
     private Failures() {}
 
     static PublishOutcome of(Throwable error, String subject) {
-        Throwable e = unwrap(error);
+        Throwable e = Errors.unwrap(error);
         if (isNoResponders(e)) {
             // No stream captures the subject (or JetStream is still restoring it after a restart): a
             // stream may appear, so this is a retry, and the event goes dead after its last attempt.
@@ -44,13 +42,5 @@ final class Failures {
             }
         }
         return false;
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        Throwable e = error;
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 }

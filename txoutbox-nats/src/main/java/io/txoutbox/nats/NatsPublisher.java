@@ -304,13 +304,8 @@ public final class NatsPublisher implements Publisher {
      */
     @Override
     public void close() {
-        lock.lock();
-        try {
-            if (!threads.markClosed()) {
-                return;
-            }
-        } finally {
-            lock.unlock();
+        if (!threads.markClosed(lock)) {
+            return;
         }
         threads.shutDown(publishTimeout.plusSeconds(1));
         lock.lock();

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
@@ -19,7 +18,6 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.PublisherContract;
 import java.io.IOException;
@@ -31,7 +29,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,7 +42,6 @@ class NatsPublisherTest extends PublisherContract {
     private static final String HOST = TestEnv.get("TXOUTBOX_NATS_HOST", "127.0.0.1");
     private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_NATS_PORT", "4222"));
 
-    private static HikariDataSource dataSource;
     private static Connection admin;
     private static JetStreamManagement jsm;
 
@@ -53,7 +49,6 @@ class NatsPublisherTest extends PublisherContract {
 
     @BeforeAll
     static void connect() throws Exception {
-        dataSource = LocalPostgres.pool("nats-test");
         admin = Nats.connect(directUrl());
         jsm = admin.jetStreamManagement();
     }
@@ -61,7 +56,6 @@ class NatsPublisherTest extends PublisherContract {
     @AfterAll
     static void disconnect() throws Exception {
         admin.close();
-        dataSource.close();
     }
 
     @AfterEach
@@ -114,11 +108,6 @@ class NatsPublisherTest extends PublisherContract {
                 admin.closeDispatcher(dispatcher);
             }
         };
-    }
-
-    @Override
-    protected DataSource outboxDataSource() {
-        return dataSource;
     }
 
     @Test

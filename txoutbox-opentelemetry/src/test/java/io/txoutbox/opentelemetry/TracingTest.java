@@ -102,8 +102,7 @@ class TracingTest {
 
     @Test
     void one_trace_runs_from_the_appending_span_through_the_relay_to_the_consumer() throws Exception {
-        String topic = KafkaBroker.newTopic("traced");
-        kafka.createTopic(topic, 1);
+        String topic = kafka.createNewTopic("traced", 1);
         Outbox outbox = outbox();
         OutboxEvent event = placeOrder(outbox, topic, "o-1");
         relay(outbox);
@@ -174,8 +173,7 @@ class TracingTest {
 
     @Test
     void each_event_of_a_batch_gets_a_send_span_in_its_own_trace() throws Exception {
-        String topic = KafkaBroker.newTopic("batch");
-        kafka.createTopic(topic, 1);
+        String topic = kafka.createNewTopic("batch", 1);
         Outbox outbox = outbox();
         OutboxEvent first = placeOrder(outbox, topic, "o-1");
         OutboxEvent second = placeOrder(outbox, topic, "o-2");
@@ -213,8 +211,7 @@ class TracingTest {
 
     @Test
     void a_message_whose_trace_header_was_renamed_starts_a_new_trace_with_no_link() throws Exception {
-        String topic = KafkaBroker.newTopic("renamed");
-        kafka.createTopic(topic, 1);
+        String topic = kafka.createNewTopic("renamed", 1);
         Outbox outbox = outbox();
         placeOrder(outbox, topic, "o-1");
         relay(outbox);

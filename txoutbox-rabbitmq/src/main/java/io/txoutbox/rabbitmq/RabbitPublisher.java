@@ -270,13 +270,8 @@ public final class RabbitPublisher implements Publisher {
      */
     @Override
     public void close() {
-        connectionLock.lock();
-        try {
-            if (!threads.markClosed()) {
-                return;
-            }
-        } finally {
-            connectionLock.unlock();
+        if (!threads.markClosed(connectionLock)) {
+            return;
         }
         threads.shutDown(confirmTimeout.plusSeconds(1));
         // Closing the connection closes its channels; abort does not throw and waits a bounded time.

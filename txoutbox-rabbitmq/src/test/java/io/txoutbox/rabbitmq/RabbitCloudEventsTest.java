@@ -1,5 +1,6 @@
 package io.txoutbox.rabbitmq;
 
+import static io.txoutbox.test.cloudevents.CloudEventsAssert.assertMapped;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -20,7 +21,6 @@ import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.ClaimedEvents;
 import java.net.URI;
 import java.time.Duration;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -70,13 +70,7 @@ class RabbitCloudEventsTest {
 
             AMQP.BasicProperties props = got.get().getProps();
             CloudEvent ce = read(props, got.get().getBody());
-            assertThat(ce.getSpecVersion()).isEqualTo(SpecVersion.V1);
-            assertThat(ce.getId()).isEqualTo(event.id().toString());
-            assertThat(ce.getType()).isEqualTo("order.placed");
-            assertThat(ce.getSource()).isEqualTo(URI.create("/orders"));
-            assertThat(ce.getSubject()).isEqualTo("o-1");
-            assertThat(ce.getTime()).isEqualTo(event.createdAt().atOffset(ZoneOffset.UTC));
-            assertThat(ce.getDataContentType()).isEqualTo("application/json");
+            assertMapped(ce, event, URI.create("/orders"));
             assertThat(ce.getExtension(CloudEventsMapping.VERSION_EXTENSION)).isEqualTo("3");
             assertThat(ce.getData().toBytes()).isEqualTo(event.payload());
 

@@ -7,12 +7,10 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
@@ -23,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -38,7 +35,6 @@ class RabbitPublisherTest extends PublisherContract {
     private static final String HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
     private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_RABBIT_PORT", "5672"));
 
-    private static HikariDataSource dataSource;
     private static Connection admin;
 
     private String exchange;
@@ -47,14 +43,12 @@ class RabbitPublisherTest extends PublisherContract {
 
     @BeforeAll
     static void connect() throws Exception {
-        dataSource = LocalPostgres.pool("rabbitmq-test");
         admin = directFactory().newConnection("txoutbox-test-admin");
     }
 
     @AfterAll
     static void disconnect() throws Exception {
         admin.close();
-        dataSource.close();
     }
 
     @BeforeEach
@@ -92,11 +86,6 @@ class RabbitPublisherTest extends PublisherContract {
     @Override
     protected Received subscribe(String routingKey) throws Exception {
         return subscribe(exchange, routingKey);
-    }
-
-    @Override
-    protected DataSource outboxDataSource() {
-        return dataSource;
     }
 
     @Test

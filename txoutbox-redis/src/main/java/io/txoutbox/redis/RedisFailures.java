@@ -3,9 +3,9 @@ package io.txoutbox.redis;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.transport.Errors;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 /**
  * Turns the end of one {@code XADD} into an outcome. Redis errors are classified by their error code (the
@@ -27,7 +27,7 @@ final class RedisFailures {
         } catch (CancellationException e) {
             return PublishOutcome.retry("XADD " + key + " was cancelled before " + target + " answered");
         } catch (CompletionException e) {
-            return failure(unwrap(e), key, target);
+            return failure(Errors.unwrap(e), key, target);
         }
         if (id == null || id.isEmpty()) {
             return PublishOutcome.retry("XADD " + key + " returned no entry id from " + target);
@@ -54,13 +54,5 @@ final class RedisFailures {
             }
         }
         return PublishOutcome.retry("XADD " + key + " to " + target + " failed: " + error);
-    }
-
-    static Throwable unwrap(Throwable error) {
-        Throwable e = error;
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 }

@@ -15,6 +15,7 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.Errors;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -121,7 +122,7 @@ public final class RedisStreamsPublisher implements Publisher {
         }
         connector.connection().whenComplete((connection, error) -> {
             if (error != null) {
-                Throwable cause = RedisFailures.unwrap(error);
+                Throwable cause = Errors.unwrap(error);
                 for (AsyncCommand<byte[], byte[], String> command : toSend) {
                     command.completeExceptionally(cause);
                 }

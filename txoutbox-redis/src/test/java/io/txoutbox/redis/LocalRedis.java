@@ -1,28 +1,55 @@
 package io.txoutbox.redis;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
-import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.transport.PublisherContract.Message;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
-/** The local Redis and PostgreSQL the tests use; a direct connection that reads streams back. */
-final class LocalRedis implements AutoCloseable {
+/**
+ * The local Redis the tests use, as an extension of a test class: a direct connection, open for the
+ * class, that reads streams back, and deletes the keys each test named with {@link #deleteAfterTest}.
+ */
+final class LocalRedis implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
     static final String HOST = "127.0.0.1";
     static final int PORT = 6379;
 
-    private final RedisClient client = RedisClient.create(RedisURI.create(HOST, PORT));
-    private final StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+    private final List<String> keys = new CopyOnWriteArrayList<>();
+    private RedisClient client;
+    private StatefulRedisConnection<byte[], byte[]> connection;
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        client = RedisClient.create(RedisURI.create(HOST, PORT));
+        connection = client.connect(ByteArrayCodec.INSTANCE);
+    }
+
+    /**
+     * @param key a key the test writes
+     * @return the key, deleted when the test ends
+     */
+    String deleteAfterTest(String key) {
+        keys.add(key);
+        return key;
+    }
+
+    @Override
+    public void afterEach(ExtensionContext context) {
+        keys.forEach(this::delete);
+        keys.clear();
+    }
 
     RedisCommands<byte[], byte[]> commands() {
         return connection.sync();
@@ -56,14 +83,8 @@ final class LocalRedis implements AutoCloseable {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    static HikariDataSource postgres() {
-        HikariConfig config = LocalPostgres.config("redis-contract", 4);
-        config.setConnectionTimeout(10_000);
-        return new HikariDataSource(config);
-    }
-
     @Override
-    public void close() {
+    public void afterAll(ExtensionContext context) {
         connection.close();
         client.shutdown();
     }

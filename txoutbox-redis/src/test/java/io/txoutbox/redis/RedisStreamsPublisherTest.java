@@ -21,39 +21,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What the contract does not cover: trimming, keys of another type, routing, ownership, masking. */
 class RedisStreamsPublisherTest {
     private static final String URI = "redis://" + LocalRedis.HOST + ":" + LocalRedis.PORT;
-    private static LocalRedis redis;
 
-    private final List<String> keys = new ArrayList<>();
-
-    @BeforeAll
-    static void open() {
-        redis = new LocalRedis();
-    }
-
-    @AfterAll
-    static void close() {
-        redis.close();
-    }
-
-    @AfterEach
-    void deleteKeys() {
-        keys.forEach(redis::delete);
-        keys.clear();
-    }
+    @RegisterExtension
+    static final LocalRedis redis = new LocalRedis();
 
     private String newKey() {
-        String key =
-                "txoutbox-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFL);
-        keys.add(key);
-        return key;
+        return redis.deleteAfterTest(
+                "txoutbox-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFL));
     }
 
     @Test
@@ -96,7 +76,7 @@ class RedisStreamsPublisherTest {
     void routes_by_aggregate_type_with_the_key_prefix_and_the_events_destination_wins() throws Exception {
         String prefix = newKey() + ":";
         String routed = prefix + "order";
-        keys.add(routed);
+        redis.deleteAfterTest(routed);
         String own = newKey();
         ClaimedEvent byType = event(null, "{\"a\":1}".getBytes(StandardCharsets.UTF_8), "application/json");
         ClaimedEvent byDestination = event(own, new byte[] {0, (byte) 0xFF, 1}, "application/octet-stream");

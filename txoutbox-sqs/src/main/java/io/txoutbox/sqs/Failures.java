@@ -1,10 +1,9 @@
 package io.txoutbox.sqs;
 
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.transport.Errors;
 import java.util.Locale;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
@@ -65,7 +64,7 @@ final class Failures {
      *     for throttling, 5xx, authentication, timeouts and the network
      */
     static PublishOutcome ofRequest(Throwable failure, String queue) {
-        Throwable e = unwrap(failure);
+        Throwable e = Errors.unwrap(failure);
         if (e instanceof QueueDoesNotExistException) {
             return PublishOutcome.dead("SQS queue " + queue + " does not exist: create it, then revive the event");
         }
@@ -96,25 +95,15 @@ final class Failures {
     }
 
     static boolean isQueueMissing(Throwable failure) {
-        return unwrap(failure) instanceof QueueDoesNotExistException;
+        return Errors.unwrap(failure) instanceof QueueDoesNotExistException;
     }
 
     /**
-     * @return the error and its root cause in one line, each cut to a readable length: the SDK's own
-     *     messages repeat themselves down the cause chain
+     * @return the error, out of its future's wrappers, and its root cause in one line, each cut to a
+     *     readable length: the SDK's own messages repeat themselves down the cause chain
      */
     static String describe(Throwable error) {
-        Throwable e = unwrap(error);
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String text = cut(e.toString(), 240);
-        return root == e ? text : text + "; root cause " + cut(root.toString(), 160);
-    }
-
-    private static String cut(String text, int max) {
-        return text.length() <= max ? text : text.substring(0, max) + "...";
+        return Errors.withRootCause(Errors.unwrap(error));
     }
 
     private static boolean isTransient(String code) {
@@ -129,13 +118,5 @@ final class Failures {
     private static String simple(String code) {
         int dot = code.lastIndexOf('.');
         return (dot >= 0 ? code.substring(dot + 1) : code).toLowerCase(Locale.ROOT);
-    }
-
-    private static Throwable unwrap(Throwable error) {
-        Throwable e = error;
-        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
-            e = e.getCause();
-        }
-        return e;
     }
 }

@@ -6,6 +6,7 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.Outcomes;
 import io.txoutbox.transport.PublisherThreads;
 import io.txoutbox.transport.Settings;
 import java.net.URI;
@@ -147,16 +148,11 @@ public final class SqsPublisher implements Publisher {
     }
 
     private List<PublishOutcome> collect(AtomicReferenceArray<PublishOutcome> outcomes, Throwable error) {
-        List<PublishOutcome> result = new ArrayList<>(outcomes.length());
         PublishOutcome missing = error != null
                 ? PublishOutcome.retry("publish to SQS failed: " + Failures.describe(error))
                 : PublishOutcome.retry("no answer from SQS within " + publishTimeout.toMillis()
                         + " ms (SqsPublisher.Builder.publishTimeout)");
-        for (int i = 0; i < outcomes.length(); i++) {
-            PublishOutcome o = outcomes.get(i);
-            result.add(o != null ? o : missing);
-        }
-        return result;
+        return Outcomes.orElse(outcomes, missing);
     }
 
     /** Routes and encodes every event, then starts one chain of requests per queue. */

@@ -4,7 +4,6 @@ import io.txoutbox.test.transport.PublisherContract;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
@@ -40,15 +39,8 @@ final class QueueReader implements PublisherContract.Received {
                 continue;
             }
             raw.addAll(r.messages());
-            List<DeleteMessageBatchRequestEntry> delete = new ArrayList<>();
-            for (Message m : r.messages()) {
-                delete.add(DeleteMessageBatchRequestEntry.builder()
-                        .id(Integer.toString(delete.size()))
-                        .receiptHandle(m.receiptHandle())
-                        .build());
-            }
-            ElasticMq.admin()
-                    .deleteMessageBatch(b -> b.queueUrl(url).entries(delete))
+            ElasticMq.server()
+                    .deleteReceived(url, r.messages())
                     .exceptionally(e -> null)
                     .join();
         }

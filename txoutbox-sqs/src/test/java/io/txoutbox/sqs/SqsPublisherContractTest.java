@@ -1,15 +1,11 @@
 package io.txoutbox.sqs;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -18,19 +14,11 @@ import org.junit.jupiter.api.BeforeAll;
  * Each test's destination is a standard queue of its own, deleted afterwards.
  */
 class SqsPublisherContractTest extends PublisherContract {
-    private static HikariDataSource dataSource;
-
     private final List<String> queues = new ArrayList<>();
 
     @BeforeAll
     static void start() {
         ElasticMq.address();
-        dataSource = LocalPostgres.pool("sqs-contract");
-    }
-
-    @AfterAll
-    static void stop() {
-        dataSource.close();
     }
 
     @AfterEach
@@ -58,10 +46,5 @@ class SqsPublisherContractTest extends PublisherContract {
         String url = ElasticMq.createQueue(destination);
         queues.add(url);
         return new QueueReader(url);
-    }
-
-    @Override
-    protected DataSource outboxDataSource() {
-        return dataSource;
     }
 }

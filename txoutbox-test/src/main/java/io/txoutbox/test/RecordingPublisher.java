@@ -5,7 +5,6 @@ import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -68,19 +67,18 @@ public final class RecordingPublisher implements Publisher {
 
     /** @return every event handed to this publisher, in order, whatever its outcome */
     public List<ClaimedEvent> attempts() {
-        lock.lock();
-        try {
-            return List.copyOf(attempts);
-        } finally {
-            lock.unlock();
-        }
+        return copyOf(attempts);
     }
 
     /** @return the events answered {@code PUBLISHED}, in order, duplicates included */
     public List<ClaimedEvent> published() {
+        return copyOf(published);
+    }
+
+    private List<ClaimedEvent> copyOf(List<ClaimedEvent> recorded) {
         lock.lock();
         try {
-            return List.copyOf(published);
+            return List.copyOf(recorded);
         } finally {
             lock.unlock();
         }
@@ -88,11 +86,7 @@ public final class RecordingPublisher implements Publisher {
 
     /** @return the ids answered {@code PUBLISHED}, each once, in first-publish order */
     public Set<UUID> publishedIds() {
-        Set<UUID> ids = new LinkedHashSet<>();
-        for (ClaimedEvent e : published()) {
-            ids.add(e.id());
-        }
-        return ids;
+        return idsOf(published());
     }
 
     /** @return how many times each id that was published more than once was published */
@@ -139,10 +133,14 @@ public final class RecordingPublisher implements Publisher {
         }
     }
 
-    /** @return the distinct ids that were handed over at least once */
+    /** @return the distinct ids that were handed over at least once, in first-attempt order */
     public Set<UUID> attemptedIds() {
-        Set<UUID> ids = new HashSet<>();
-        for (ClaimedEvent e : attempts()) {
+        return idsOf(attempts());
+    }
+
+    private static Set<UUID> idsOf(List<ClaimedEvent> events) {
+        Set<UUID> ids = new LinkedHashSet<>();
+        for (ClaimedEvent e : events) {
             ids.add(e.id());
         }
         return ids;

@@ -12,6 +12,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 /**
@@ -142,6 +143,22 @@ public final class PublisherThreads {
      */
     public boolean markClosed() {
         return closed.compareAndSet(false, true);
+    }
+
+    /**
+     * {@link #markClosed()} while holding {@code lock}, the lock under which the publisher checks {@link
+     * #isClosed()} before it opens a connection: once this returns, no batch opens one.
+     *
+     * @param lock the lock that guards the publisher's connection
+     * @return {@code true} for the first call only, which must then call {@link #shutDown(Duration)}
+     */
+    public boolean markClosed(Lock lock) {
+        lock.lock();
+        try {
+            return markClosed();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**

@@ -5,10 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.spi.PublishOutcome;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
@@ -82,5 +87,39 @@ class TransportSupportTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessage("UnitPublisher[x] is closed");
         assertThat(threads.executeUnlessClosed(() -> {})).isFalse();
+    }
+
+    @Test
+    void marking_closed_under_the_connection_lock_counts_once_and_releases_the_lock() {
+        PublisherThreads threads = new PublisherThreads("unit", "UnitPublisher[y]");
+        ReentrantLock lock = new ReentrantLock();
+        assertThat(threads.markClosed(lock)).isTrue();
+        assertThat(threads.markClosed(lock)).isFalse();
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(threads.isClosed()).isTrue();
+        threads.shutDown(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void a_failure_is_unwrapped_from_its_future_and_told_with_its_root_cause() {
+        IOException root = new IOException("refused");
+        IllegalStateException failure = new IllegalStateException("send failed", root);
+        assertThat(Errors.unwrap(new CompletionException(new ExecutionException(failure))))
+                .isSameAs(failure);
+        assertThat(Errors.unwrap(root)).isSameAs(root);
+        assertThat(Errors.withRootCause(failure))
+                .isEqualTo("java.lang.IllegalStateException: send failed; root cause java.io.IOException: refused");
+        assertThat(Errors.withRootCause(root)).isEqualTo("java.io.IOException: refused");
+        assertThat(Errors.withRootCause(new IllegalStateException("x".repeat(300))))
+                .hasSize(240 + 3)
+                .endsWith("x...");
+    }
+
+    @Test
+    void events_left_without_an_outcome_get_the_missing_one() {
+        AtomicReferenceArray<PublishOutcome> slots = new AtomicReferenceArray<>(3);
+        slots.set(1, PublishOutcome.PUBLISHED);
+        PublishOutcome late = PublishOutcome.retry("no answer in time");
+        assertThat(Outcomes.orElse(slots, late)).containsExactly(late, PublishOutcome.PUBLISHED, late);
     }
 }

@@ -1,12 +1,9 @@
 package io.txoutbox.webhook;
 
-import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -19,7 +16,6 @@ class WebhookPublisherContractTest extends PublisherContract {
     private static final String SECRET = "whsec_dHhvdXRib3gtY29udHJhY3Qtc2VjcmV0LTMyYnl0ZXMh";
 
     private static TestReceiver receiver;
-    private static HikariDataSource dataSource;
 
     @BeforeAll
     static void startReceiver() throws Exception {
@@ -29,9 +25,6 @@ class WebhookPublisherContractTest extends PublisherContract {
     @AfterAll
     static void stopReceiver() {
         receiver.close();
-        if (dataSource != null) {
-            dataSource.close();
-        }
     }
 
     @Override
@@ -58,13 +51,5 @@ class WebhookPublisherContractTest extends PublisherContract {
         return () -> receiver.acceptedAt(path).stream()
                 .map(r -> new Message(r.headers(), r.body()))
                 .toList();
-    }
-
-    @Override
-    protected DataSource outboxDataSource() {
-        if (dataSource == null) {
-            dataSource = LocalPostgres.pool("webhook-contract");
-        }
-        return dataSource;
     }
 }

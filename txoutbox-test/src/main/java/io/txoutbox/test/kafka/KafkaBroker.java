@@ -160,6 +160,20 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     /**
+     * Creates a topic of a name no other test uses.
+     *
+     * @param what a word for the test, e.g. {@code order}
+     * @param partitions its partitions
+     * @return the topic, {@code txoutbox-<what>-<random hex>} (see {@link #newTopic(String)})
+     * @throws Exception when the broker refuses or does not answer within 30 seconds
+     */
+    public String createNewTopic(String what, int partitions) throws Exception {
+        String topic = newTopic(what);
+        createTopic(topic, partitions);
+        return topic;
+    }
+
+    /**
      * Deletes a topic if it exists; failures are ignored (the broker's data goes away at {@link #close()}
      * anyway).
      *

@@ -16,6 +16,7 @@ import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
@@ -163,16 +164,27 @@ public final class ElasticMqServer implements AutoCloseable {
                         return CompletableFuture.completedFuture(null);
                     }
                     all.addAll(r.messages());
-                    List<DeleteMessageBatchRequestEntry> delete = new ArrayList<>();
-                    for (Message m : r.messages()) {
-                        delete.add(DeleteMessageBatchRequestEntry.builder()
-                                .id(Integer.toString(delete.size()))
-                                .receiptHandle(m.receiptHandle())
-                                .build());
-                    }
-                    deletes.add(client.deleteMessageBatch(b -> b.queueUrl(url).entries(delete)));
+                    deletes.add(deleteReceived(url, r.messages()));
                     return receive(url, all, deletes);
                 });
+    }
+
+    /**
+     * Deletes what one receive gave, so that it does not come back when its visibility timeout ends.
+     *
+     * @param url the queue's URL
+     * @param received the messages of one receive: at most ten, as many as one batch deletes
+     * @return the batch delete, to come
+     */
+    public CompletableFuture<DeleteMessageBatchResponse> deleteReceived(String url, List<Message> received) {
+        List<DeleteMessageBatchRequestEntry> delete = new ArrayList<>();
+        for (Message m : received) {
+            delete.add(DeleteMessageBatchRequestEntry.builder()
+                    .id(Integer.toString(delete.size()))
+                    .receiptHandle(m.receiptHandle())
+                    .build());
+        }
+        return client.deleteMessageBatch(b -> b.queueUrl(url).entries(delete));
     }
 
     /**

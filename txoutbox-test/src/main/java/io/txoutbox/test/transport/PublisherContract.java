@@ -3,6 +3,8 @@ package io.txoutbox.test.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.relay.Backoff;
@@ -12,6 +14,7 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.TcpProxy;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +40,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The contract every transport passes against its real broker. Extend it with a short subclass that
  * says how to build the publisher for a given broker address and how to read what arrived; the
- * contract puts a {@link TcpProxy} between the publisher and the broker to inject outages.
+ * contract puts a {@link TcpProxy} between the publisher and the broker to inject outages. The outage
+ * test's outbox is in the local PostgreSQL ({@link LocalPostgres}) unless the subclass gives another
+ * database ({@link #outboxDataSource()}).
  *
  * <ul>
  *   <li>a batch is confirmed per event, and each event arrives with its id, headers and payload;
@@ -53,6 +58,9 @@ public abstract class PublisherContract {
 
     private TcpProxy proxy;
     private String destination;
+    // The default outboxDataSource(), a HikariDataSource; typed DataSource so that the contract loads
+    // without HikariCP for a subclass that gives its own.
+    private DataSource ownPool;
 
     /** @return where the real broker listens */
     protected abstract InetSocketAddress brokerAddress();
@@ -75,8 +83,19 @@ public abstract class PublisherContract {
      */
     protected abstract Received subscribe(String destination) throws Exception;
 
-    /** @return the data source of a database for the outbox of the outage test */
-    protected abstract DataSource outboxDataSource();
+    /**
+     * @return the data source of a database for the outbox of the outage test. By default a pool of the
+     *     {@link LocalPostgres} database, opened on the first call and closed after the test (HikariCP and
+     *     the PostgreSQL driver on the test class path); a subclass that overrides this closes its own
+     */
+    protected DataSource outboxDataSource() {
+        if (ownPool == null) {
+            HikariConfig config = LocalPostgres.config(getClass().getSimpleName(), 6);
+            config.setConnectionTimeout(10_000);
+            ownPool = new HikariDataSource(config);
+        }
+        return ownPool;
+    }
 
     /** @return how long a confirmation may take before the contract counts the event unconfirmed */
     protected Duration confirmTimeout() {
@@ -139,6 +158,14 @@ public abstract class PublisherContract {
     @AfterEach
     void stopProxy() {
         proxy.close();
+    }
+
+    @AfterEach
+    void closeOwnPool() {
+        if (ownPool != null) {
+            ((HikariDataSource) ownPool).close();
+            ownPool = null;
+        }
     }
 
     /** @return the proxy between the publisher and the broker, for extra tests of a subclass */
