@@ -5,9 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -66,20 +63,6 @@ abstract class BoundedHeapContract extends DatabaseTest {
     }
 
     private static Process start(TestDatabase database, String table, String broker) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Path log = Files.createTempFile("bounded-heap-relay", ".log");
-        return new ProcessBuilder(
-                        java,
-                        "-Xmx256m",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        BoundedHeapRelayMain.class.getName(),
-                        database.name(),
-                        table,
-                        broker)
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .directory(new File(System.getProperty("user.dir")))
-                .start();
+        return ChildJvm.start(List.of("-Xmx256m"), BoundedHeapRelayMain.class, database.name(), table, broker);
     }
 }

@@ -7,9 +7,6 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.test.RecordingPublisher;
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -58,20 +55,7 @@ abstract class CrashAfterConfirmContract extends DatabaseTest {
 
     private static Process startCrashingRelay(TestDatabase database, String table, String broker, long leaseMillis)
             throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Path log = Files.createTempFile("crashing-relay", ".log");
-        return new ProcessBuilder(
-                        java,
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        CrashingRelayMain.class.getName(),
-                        database.name(),
-                        table,
-                        broker,
-                        Long.toString(leaseMillis))
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .directory(new File(System.getProperty("user.dir")))
-                .start();
+        return ChildJvm.start(
+                List.of(), CrashingRelayMain.class, database.name(), table, broker, Long.toString(leaseMillis));
     }
 }

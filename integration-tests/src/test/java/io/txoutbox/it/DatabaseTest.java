@@ -108,26 +108,28 @@ abstract class DatabaseTest {
 
     /** @return a column of one event's row, as text, or {@code null} */
     String column(Outbox outbox, UUID id, String column) {
-        try (Connection c = dataSource().getConnection();
-                PreparedStatement ps =
-                        c.prepareStatement("SELECT " + column + " FROM " + outbox.table() + " WHERE id = ?")) {
-            database().bindId(ps, 1, id);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getString(1) : null;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return read(outbox, id, column, rs -> rs.getString(1));
     }
 
     /** @return a time column of one event's row */
     Instant time(Outbox outbox, UUID id, String column) {
+        return read(outbox, id, column, rs -> database().readTime(rs, 1));
+    }
+
+    /** Reads the first column of a result set's current row. */
+    @FunctionalInterface
+    private interface ColumnReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /** @return a column of one event's row, read by the reader, or {@code null} when there is no such row */
+    private <T> T read(Outbox outbox, UUID id, String column, ColumnReader<T> reader) {
         try (Connection c = dataSource().getConnection();
                 PreparedStatement ps =
                         c.prepareStatement("SELECT " + column + " FROM " + outbox.table() + " WHERE id = ?")) {
             database().bindId(ps, 1, id);
             try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? database().readTime(rs, 1) : null;
+                return rs.next() ? reader.read(rs) : null;
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);

@@ -18,8 +18,6 @@ import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.test.RecordingPublisher;
 import io.txoutbox.test.SettableClock;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,15 +47,8 @@ abstract class OrderedDeliveryContract extends DatabaseTest {
         Process restarted = null;
         try {
             for (int i = 0; i < 2; i++) {
-                relays.add(outbox.relay(new BrokerTable(dataSource(), broker, 0.1, 100 + i))
-                        .name("ordered-" + i)
-                        .batchSize(200)
-                        .leaseDuration(Duration.ofSeconds(2))
-                        .publishTimeout(Duration.ofSeconds(1))
-                        .pollInterval(Duration.ofMillis(100))
-                        .backoff(new Backoff(Duration.ofMillis(20), 2.0, Duration.ofMillis(200), true))
-                        .maxAttempts(1_000)
-                        .build());
+                relays.add(OrderedRelayMain.relay(
+                        outbox, new BrokerTable(dataSource(), broker, 0.1, 100 + i), "ordered-" + i));
             }
             relays.forEach(Relay::start);
             for (int n = 0; n < PER_AGGREGATE; n++) {
@@ -254,19 +245,7 @@ abstract class OrderedDeliveryContract extends DatabaseTest {
     }
 
     private Process startChild(String table, String broker, int seed) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Path log = Files.createTempFile("ordered-relay", ".log");
-        return new ProcessBuilder(
-                        java,
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        OrderedRelayMain.class.getName(),
-                        database().name(),
-                        table,
-                        broker,
-                        Integer.toString(seed))
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+        return ChildJvm.start(
+                List.of(), OrderedRelayMain.class, database().name(), table, broker, Integer.toString(seed));
     }
 }

@@ -19,8 +19,18 @@ public final class OrderedRelayMain {
                 .table(args[1])
                 .ordered(DeadHeadPolicy.BLOCK)
                 .build();
-        Relay relay = outbox.relay(new BrokerTable(database.dataSource(), args[2], 0.1, Long.parseLong(args[3])))
-                .name("child")
+        relay(outbox, new BrokerTable(database.dataSource(), args[2], 0.1, Long.parseLong(args[3])), "child")
+                .start();
+        Thread.sleep(Long.MAX_VALUE);
+    }
+
+    /**
+     * @return a relay of the outbox to the broker table with the settings of every relay of {@link
+     *     OrderedDeliveryContract}, in the test's JVM and in this one
+     */
+    static Relay relay(Outbox outbox, BrokerTable broker, String name) {
+        return outbox.relay(broker)
+                .name(name)
                 .batchSize(200)
                 .leaseDuration(Duration.ofSeconds(2))
                 .publishTimeout(Duration.ofSeconds(1))
@@ -28,7 +38,5 @@ public final class OrderedRelayMain {
                 .backoff(new Backoff(Duration.ofMillis(20), 2.0, Duration.ofMillis(200), true))
                 .maxAttempts(1_000)
                 .build();
-        relay.start();
-        Thread.sleep(Long.MAX_VALUE);
     }
 }

@@ -156,10 +156,7 @@ class WakeUpTest extends DatabaseTest {
                 .table(relaySide.table())
                 .build());
         RecordingPublisher broker = new RecordingPublisher();
-        Relay relay = closing(
-                relaySide.relay(broker).pollInterval(POLL).minPollInterval(POLL).build());
-        relay.start();
-        awaitListening(relaySide);
+        startListeningRelay(relaySide, broker);
 
         OutboxEvent first =
                 appendCommitted(appender, event("order.placed", "o-1")).get(0);
@@ -248,10 +245,7 @@ class WakeUpTest extends DatabaseTest {
                 .notifyWindow(Duration.ofMillis(50))
                 .build());
         RecordingPublisher broker = new RecordingPublisher();
-        Relay relay = closing(
-                relaySide.relay(broker).pollInterval(POLL).minPollInterval(POLL).build());
-        relay.start();
-        awaitListening(relaySide);
+        startListeningRelay(relaySide, broker);
         String notifierName = "txoutbox-notify:txoutbox_" + relaySide.table();
 
         AtomicReference<Throwable> producerFailure = new AtomicReference<>();
@@ -439,6 +433,14 @@ class WakeUpTest extends DatabaseTest {
                 batches.incrementAndGet();
             }
         };
+    }
+
+    /** Starts a relay of the outbox that polls every {@link #POLL}, and waits until it listens. */
+    private void startListeningRelay(Outbox outbox, RecordingPublisher broker) {
+        Relay relay = closing(
+                outbox.relay(broker).pollInterval(POLL).minPollInterval(POLL).build());
+        relay.start();
+        awaitListening(outbox);
     }
 
     private void awaitListening(Outbox outbox) {

@@ -1,5 +1,6 @@
 package io.txoutbox.reliability;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
 
@@ -9,7 +10,20 @@ import java.util.UUID;
  */
 interface ChaosBroker extends AutoCloseable {
     /** One stored message: the event id from its headers, its payload, its place in the broker's order. */
-    record Arrival(UUID id, String payload, long sequence) {}
+    record Arrival(UUID id, String payload, long sequence) {
+        /**
+         * @param eventId the message's event id header, or {@code null} when it has none
+         * @param payload the message's bytes, read as UTF-8
+         * @param sequence its place in the broker's order
+         * @return the arrival
+         */
+        static Arrival of(String eventId, byte[] payload, long sequence) {
+            return new Arrival(
+                    eventId == null ? null : UUID.fromString(eventId),
+                    new String(payload, StandardCharsets.UTF_8),
+                    sequence);
+        }
+    }
 
     /**
      * @param transport which broker

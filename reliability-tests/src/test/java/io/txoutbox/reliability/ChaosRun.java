@@ -276,27 +276,16 @@ final class ChaosRun {
             }
             case CUT -> {
                 proxy.cut();
-                brokerFaults++;
-                long millis = 500 + random.nextInt(2_000);
-                log("proxy cut for " + millis + " ms");
-                PrivateNats.sleep(millis);
-                proxy.restore();
+                restoreAfter(proxy, "proxy cut", 500 + random.nextInt(2_000));
             }
             case BLACKHOLE -> {
                 proxy.blackhole();
-                brokerFaults++;
-                long millis = config.publishTimeout().toMillis() + 500 + random.nextInt(2_000);
-                log("proxy blackhole for " + millis + " ms");
-                PrivateNats.sleep(millis);
-                proxy.restore();
+                restoreAfter(
+                        proxy, "proxy blackhole", config.publishTimeout().toMillis() + 500 + random.nextInt(2_000));
             }
             case DELAY -> {
                 proxy.delay(Duration.ofMillis(20));
-                brokerFaults++;
-                long millis = 2_000 + random.nextInt(2_000);
-                log("proxy delay 20 ms for " + millis + " ms");
-                PrivateNats.sleep(millis);
-                proxy.restore();
+                restoreAfter(proxy, "proxy delay 20 ms", 2_000 + random.nextInt(2_000));
             }
             case TERMINATE_RELAYS -> {
                 int n = Pg.terminate(admin, runId + "-relay-%")
@@ -310,6 +299,14 @@ final class ChaosRun {
                 log("pg_terminate_backend: " + n + " producer backends");
             }
         }
+    }
+
+    /** Counts a proxy fault just set, holds it for {@code millis}, then restores the proxy. */
+    private void restoreAfter(TcpProxy proxy, String fault, long millis) {
+        brokerFaults++;
+        log(fault + " for " + millis + " ms");
+        PrivateNats.sleep(millis);
+        proxy.restore();
     }
 
     private void drain(HikariDataSource admin, String table) {

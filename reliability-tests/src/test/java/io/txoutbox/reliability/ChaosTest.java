@@ -42,23 +42,27 @@ class ChaosTest {
     @Test
     void relays_publishing_to_sqs_killed_frozen_and_cut_off_lose_nothing_invent_nothing_and_duplicate_within_the_bound()
             throws Exception {
-        ChaosRun.Result r = new ChaosRun(ChaosConfig.boundedVia(ChaosConfig.Transport.SQS, 20261202L)).run();
-        System.out.println(r.summary());
-        assertGuarantees(r);
-        assertThat(r.committed()).as("events").isGreaterThanOrEqualTo(3_000);
-        assertThat(r.kills()).as("kills").isEqualTo(4);
-        assertThat(r.brokerFaults()).as("cuts, blackhole and delay").isEqualTo(3);
+        assertShortRunVia(ChaosConfig.Transport.SQS, 20261202L, 3, "cuts, blackhole and delay");
     }
 
     @Test
     void relays_publishing_to_jms_killed_frozen_cut_off_and_through_a_broker_restart_lose_nothing_and_invent_nothing()
             throws Exception {
-        ChaosRun.Result r = new ChaosRun(ChaosConfig.boundedVia(ChaosConfig.Transport.JMS, 20261203L)).run();
+        assertShortRunVia(ChaosConfig.Transport.JMS, 20261203L, 4, "restart, cut, blackhole and delay");
+    }
+
+    /**
+     * Runs {@link ChaosConfig#boundedVia} and asserts the guarantees, and that every planned fault was carried
+     * out: the four kills and the broker faults, named by {@code faults}.
+     */
+    private static void assertShortRunVia(ChaosConfig.Transport transport, long seed, int brokerFaults, String faults)
+            throws Exception {
+        ChaosRun.Result r = new ChaosRun(ChaosConfig.boundedVia(transport, seed)).run();
         System.out.println(r.summary());
         assertGuarantees(r);
         assertThat(r.committed()).as("events").isGreaterThanOrEqualTo(3_000);
         assertThat(r.kills()).as("kills").isEqualTo(4);
-        assertThat(r.brokerFaults()).as("restart, cut, blackhole and delay").isEqualTo(4);
+        assertThat(r.brokerFaults()).as(faults).isEqualTo(brokerFaults);
     }
 
     static void assertGuarantees(ChaosRun.Result r) {

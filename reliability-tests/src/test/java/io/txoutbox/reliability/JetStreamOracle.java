@@ -13,11 +13,9 @@ import io.nats.client.api.StreamInfo;
 import io.nats.client.impl.Headers;
 import io.txoutbox.reliability.ChaosBroker.Arrival;
 import io.txoutbox.spi.MessageHeaders;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * The oracle's view of the broker: creates the stream the relays publish to, and reads back every
@@ -62,10 +60,7 @@ final class JetStreamOracle {
                 }
                 Headers headers = m.getHeaders();
                 String id = headers == null ? null : headers.getFirst(MessageHeaders.EVENT_ID);
-                arrivals.add(new Arrival(
-                        id == null ? null : UUID.fromString(id),
-                        new String(m.getData(), StandardCharsets.UTF_8),
-                        m.metaData().streamSequence()));
+                arrivals.add(Arrival.of(id, m.getData(), m.metaData().streamSequence()));
             }
             sub.unsubscribe();
             return arrivals;

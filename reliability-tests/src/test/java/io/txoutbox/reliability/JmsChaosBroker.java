@@ -6,10 +6,8 @@ import jakarta.jms.Connection;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 
 /**
  * An embedded ActiveMQ Artemis broker in this JVM (the test kit's {@link ArtemisBroker}), persistent,
@@ -61,10 +59,7 @@ final class JmsChaosBroker implements ChaosBroker {
             Message m;
             while ((m = consumer.receive(2_000)) != null) {
                 String id = m.getStringProperty(JmsHeaders.EVENT_ID_PROPERTY);
-                arrivals.add(new Arrival(
-                        id == null ? null : UUID.fromString(id),
-                        new String(JmsHeaders.payloadOf(m), StandardCharsets.UTF_8),
-                        arrivals.size() + 1));
+                arrivals.add(Arrival.of(id, JmsHeaders.payloadOf(m), arrivals.size() + 1));
             }
         }
         return arrivals;

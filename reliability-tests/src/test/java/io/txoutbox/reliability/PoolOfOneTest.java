@@ -33,8 +33,7 @@ class PoolOfOneTest extends OutboxTableTest {
 
     @Test
     void a_relay_that_does_not_listen_shares_a_pool_of_one_with_the_application_and_publishes_everything() {
-        String table = newTable();
-        Outbox.builder(dataSource).table(table).createSchemaIfMissing(true).build();
+        String table = outboxBuilder().build().table();
         try (HikariDataSource pool = poolOfOne("pool-of-one-poll")) {
             Outbox outbox = Outbox.builder(pool).table(table).build();
             RecordingPublisher broker = new RecordingPublisher();
@@ -58,8 +57,7 @@ class PoolOfOneTest extends OutboxTableTest {
 
     @Test
     void a_listening_relay_on_a_pool_of_one_gives_the_listen_connection_back_and_polls() {
-        String table = newTable();
-        Outbox.builder(dataSource).table(table).createSchemaIfMissing(true).build();
+        String table = outboxBuilder().build().table();
         try (HikariDataSource pool = poolOfOne("pool-of-one-listen")) {
             Outbox outbox = Outbox.builder(pool).table(table).build();
             RecordingPublisher broker = new RecordingPublisher();

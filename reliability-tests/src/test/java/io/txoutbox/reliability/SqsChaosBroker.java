@@ -3,10 +3,8 @@ package io.txoutbox.reliability;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.sqs.SqsMessages;
 import io.txoutbox.test.sqs.ElasticMqServer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
@@ -56,10 +54,7 @@ final class SqsChaosBroker implements ChaosBroker {
         List<Arrival> arrivals = new ArrayList<>();
         for (Message m : server.receiveAll(url)) {
             String id = SqsMessages.headersOf(m).get(MessageHeaders.EVENT_ID);
-            arrivals.add(new Arrival(
-                    id == null ? null : UUID.fromString(id),
-                    new String(SqsMessages.payloadOf(m), StandardCharsets.UTF_8),
-                    arrivals.size() + 1));
+            arrivals.add(Arrival.of(id, SqsMessages.payloadOf(m), arrivals.size() + 1));
         }
         return arrivals;
     }

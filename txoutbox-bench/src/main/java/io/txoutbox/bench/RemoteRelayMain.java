@@ -33,20 +33,7 @@ final class RemoteRelayMain {
      * @throws Exception when the relay cannot start
      */
     public static void main(String[] args) throws Exception {
-        Thread watchdog = new Thread(
-                () -> {
-                    try {
-                        while (System.in.read() >= 0) {
-                            // Nothing is written; the stream ends when the parent closes it or dies.
-                        }
-                    } catch (IOException e) {
-                        // The parent is gone either way.
-                    }
-                    Runtime.getRuntime().halt(0);
-                },
-                "parent-watchdog");
-        watchdog.setDaemon(true);
-        watchdog.start();
+        startDaemon("parent-watchdog", RemoteRelayMain::haltWhenParentGoes);
 
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(args[0]);
@@ -56,23 +43,19 @@ final class RemoteRelayMain {
         config.addDataSourceProperty("ApplicationName", "txbench-remote-relay");
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.US_ASCII), 1 << 16);
         ReentrantLock lock = new ReentrantLock();
-        Thread flusher = new Thread(
-                () -> {
-                    while (true) {
-                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-                        lock.lock();
-                        try {
-                            out.flush();
-                        } catch (IOException e) {
-                            Runtime.getRuntime().halt(3);
-                        } finally {
-                            lock.unlock();
-                        }
-                    }
-                },
-                "confirm-flusher");
-        flusher.setDaemon(true);
-        flusher.start();
+        startDaemon("confirm-flusher", () -> {
+            while (true) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+                lock.lock();
+                try {
+                    out.flush();
+                } catch (IOException e) {
+                    Runtime.getRuntime().halt(3);
+                } finally {
+                    lock.unlock();
+                }
+            }
+        });
         HikariDataSource pool = new HikariDataSource(config);
         Outbox outbox =
                 Outbox.builder(pool).table(args[3]).dialect(Dialect.POSTGRESQL).build();
@@ -106,5 +89,23 @@ final class RemoteRelayMain {
             lock.unlock();
         }
         Thread.currentThread().join();
+    }
+
+    /** Blocks until standard input ends, when the parent closes it or dies, then halts this JVM. */
+    private static void haltWhenParentGoes() {
+        try {
+            while (System.in.read() >= 0) {
+                // Nothing is written; the stream ends when the parent closes it or dies.
+            }
+        } catch (IOException e) {
+            // The parent is gone either way.
+        }
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static void startDaemon(String name, Runnable body) {
+        Thread t = new Thread(body, name);
+        t.setDaemon(true);
+        t.start();
     }
 }

@@ -314,13 +314,10 @@ public final class CdcBench {
             long n = seen.get();
             double streaming = (lastAt.get() - firstAt.get()) / 1e9;
             double total = (lastAt.get() - engineStart) / 1e9;
-            rows.add(row(
-                    "CDC2",
-                    String.format("%,d-event burst", burst),
+            rows.add(burstRow(
                     "Debezium (embedded engine)",
                     "capture",
                     n / streaming,
-                    "events/s",
                     String.format(
                             "%d events, first to last record %.1f s; %.1f s from engine start; load %.1f s",
                             n, streaming, total, loadSeconds)));
@@ -359,13 +356,10 @@ public final class CdcBench {
                 }
             }
             double s = (System.nanoTime() - start) / 1e9;
-            rows.add(row(
-                    "CDC2",
-                    String.format("%,d-event burst", burst),
+            rows.add(burstRow(
                     "txoutbox relay (W4 on this server)",
                     "drain",
                     published.get() / s,
-                    "events/s",
                     String.format("%d events in %.1f s, no-op publisher, batch 500", published.get(), s)));
         }
     }
@@ -430,6 +424,11 @@ public final class CdcBench {
         });
         c.configure(sub, isKey);
         return c;
+    }
+
+    /** @return a CDC2 row: events per second through the burst */
+    private String[] burstRow(String variant, String metric, double eventsPerSecond, String note) {
+        return row("CDC2", String.format("%,d-event burst", burst), variant, metric, eventsPerSecond, "events/s", note);
     }
 
     private static String[] row(

@@ -61,21 +61,27 @@ final class LogicalPostgres {
     }
 
     static long queryLong(String sql) {
-        try (Connection c = dataSource().getConnection();
-                Statement st = c.createStatement();
-                ResultSet rs = st.executeQuery(sql)) {
+        return query(sql, rs -> {
             rs.next();
             return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        });
     }
 
     static String queryString(String sql) {
+        return query(sql, rs -> rs.next() ? rs.getString(1) : null);
+    }
+
+    /** Reads what a query returned. */
+    @FunctionalInterface
+    private interface ResultReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    private static <T> T query(String sql, ResultReader<T> reader) {
         try (Connection c = dataSource().getConnection();
                 Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery(sql)) {
-            return rs.next() ? rs.getString(1) : null;
+            return reader.read(rs);
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }

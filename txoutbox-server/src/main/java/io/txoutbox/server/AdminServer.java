@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -315,28 +316,14 @@ final class AdminServer implements AutoCloseable {
                 if (method.equals("GET")) {
                     json(ex, 200, dead(s, query));
                 } else if (method.equals("DELETE")) {
-                    DeadSelector selector = selector(body(ex));
-                    int n = s.admin().deleteDead(selector);
-                    log.info(
-                            "txoutbox-server: admin API deleted {} dead event(s) of source '{}' ({})",
-                            n,
-                            s.name(),
-                            describe(selector));
-                    json(ex, 200, JSON.createObjectNode().put("deleted", n));
+                    onDeadEvents(ex, s, "deleted", selector -> s.admin().deleteDead(selector));
                 } else {
                     throw notAllowed("GET, DELETE");
                 }
             }
             case "revive" -> {
                 onlyPost(method);
-                DeadSelector selector = selector(body(ex));
-                int n = s.admin().revive(selector);
-                log.info(
-                        "txoutbox-server: admin API revived {} dead event(s) of source '{}' ({})",
-                        n,
-                        s.name(),
-                        describe(selector));
-                json(ex, 200, JSON.createObjectNode().put("revived", n));
+                onDeadEvents(ex, s, "revived", selector -> s.admin().revive(selector));
             }
             case "purge" -> {
                 onlyPost(method);
@@ -456,6 +443,24 @@ final class AdminServer implements AutoCloseable {
     private static JsonNode dead(RelaySource s, Map<String, String> query) {
         DeadQuery q = AdminJson.deadQuery(query.get("type"), query.get("limit"), query.get("after"));
         return JSON.valueToTree(AdminJson.deadPage(s.admin().dead(q), q));
+    }
+
+    /**
+     * Applies an action to the dead events the request's body selects, logs it and answers the count.
+     *
+     * @param done what was done, as the answer's field names it ({@code revived})
+     */
+    private void onDeadEvents(Exchange ex, RelaySource s, String done, ToIntFunction<DeadSelector> action)
+            throws IOException {
+        DeadSelector selector = selector(body(ex));
+        int n = action.applyAsInt(selector);
+        log.info(
+                "txoutbox-server: admin API {} {} dead event(s) of source '{}' ({})",
+                done,
+                n,
+                s.name(),
+                describe(selector));
+        json(ex, 200, JSON.createObjectNode().put(done, n));
     }
 
     private static DeadSelector selector(JsonNode body) {

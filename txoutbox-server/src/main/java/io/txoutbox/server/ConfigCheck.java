@@ -75,19 +75,10 @@ final class ConfigCheck {
 
     private void database(ServerConfig.Source s, String key) {
         String label = key + " '" + s.name() + "'";
-        HikariConfig h = new HikariConfig();
+        HikariConfig h = s.poolConfig();
         h.setPoolName("txoutbox-check-" + s.name());
-        h.setJdbcUrl(s.jdbcUrl());
-        if (s.user() != null) {
-            h.setUsername(s.user());
-        }
-        if (s.password() != null) {
-            h.setPassword(s.password().value());
-        }
         h.setMaximumPoolSize(1);
         h.setMinimumIdle(0);
-        h.setConnectionTimeout(s.connectTimeout().toMillis());
-        h.setInitializationFailTimeout(-1);
         h.setReadOnly(true);
         try (HikariDataSource pool = new HikariDataSource(h)) {
             try (Connection c = pool.getConnection()) {

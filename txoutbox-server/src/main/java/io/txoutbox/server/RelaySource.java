@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,19 +158,10 @@ final class RelaySource implements AutoCloseable {
     private void build(MeterRegistry registry) {
         probe();
         RoutingPublisher publisher = routing;
-        HikariConfig h = new HikariConfig();
+        HikariConfig h = config.poolConfig();
         h.setPoolName("txoutbox-" + config.name());
-        h.setJdbcUrl(config.jdbcUrl());
-        if (config.user() != null) {
-            h.setUsername(config.user());
-        }
-        if (config.password() != null) {
-            h.setPassword(config.password().value());
-        }
         h.setMaximumPoolSize(config.poolSize());
         h.setMinimumIdle(1);
-        h.setConnectionTimeout(config.connectTimeout().toMillis());
-        h.setInitializationFailTimeout(-1);
         pool = new HikariDataSource(h);
         created.add(pool);
         try {
@@ -370,20 +362,27 @@ final class RelaySource implements AutoCloseable {
         attempt.lock();
         try {
             closeCreated();
-            for (int i = publishers.size() - 1; i >= 0; i--) {
-                try {
-                    publishers.get(i).close();
-                } catch (Exception e) {
-                    log.warn(
-                            "txoutbox-server: closing a publisher of source '{}' failed: {}",
-                            config.name(),
-                            e.toString());
-                }
-            }
+            closeLastFirst(publishers, p -> "a publisher");
             publishers.clear();
             transports.clear();
         } finally {
             attempt.unlock();
+        }
+    }
+
+    /** Closes each of the resources, last first; a failure is logged, naming the resource by {@code what}. */
+    private void closeLastFirst(List<? extends AutoCloseable> resources, Function<AutoCloseable, String> what) {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            AutoCloseable r = resources.get(i);
+            try {
+                r.close();
+            } catch (Exception e) {
+                log.warn(
+                        "txoutbox-server: closing {} of source '{}' failed: {}",
+                        what.apply(r),
+                        config.name(),
+                        e.toString());
+            }
         }
     }
 
@@ -396,17 +395,7 @@ final class RelaySource implements AutoCloseable {
                 log.warn("txoutbox-server: relay '{}' did not stop cleanly: {}", r.name(), e.toString());
             }
         }
-        for (int i = created.size() - 1; i >= 0; i--) {
-            try {
-                created.get(i).close();
-            } catch (Exception e) {
-                log.warn(
-                        "txoutbox-server: closing {} of source '{}' failed: {}",
-                        created.get(i).getClass().getSimpleName(),
-                        config.name(),
-                        e.toString());
-            }
-        }
+        closeLastFirst(created, c -> c.getClass().getSimpleName());
         relays.clear();
         created.clear();
         pool = null;

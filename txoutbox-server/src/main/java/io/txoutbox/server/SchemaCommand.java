@@ -98,15 +98,8 @@ final class SchemaCommand implements Callable<Integer> {
     }
 
     private static void apply(ServerConfig.Source s, String key, PrintWriter out) {
-        HikariConfig h = new HikariConfig();
-        h.setJdbcUrl(s.jdbcUrl());
-        h.setUsername(s.user());
-        if (s.password() != null) {
-            h.setPassword(s.password().value());
-        }
+        HikariConfig h = s.poolConfig();
         h.setMaximumPoolSize(2);
-        h.setConnectionTimeout(s.connectTimeout().toMillis());
-        h.setInitializationFailTimeout(-1);
         try (HikariDataSource ds = new HikariDataSource(h)) {
             try (Connection c = ds.getConnection()) {
                 c.isValid(5);

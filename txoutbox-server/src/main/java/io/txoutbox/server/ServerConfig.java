@@ -1,5 +1,6 @@
 package io.txoutbox.server;
 
+import com.zaxxer.hikari.HikariConfig;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.admin.AdminJson;
 import io.txoutbox.relay.Backoff;
@@ -107,6 +108,24 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
             List<Route> routes) {
         Source {
             routes = List.copyOf(routes);
+        }
+
+        /**
+         * @return a connection pool configuration on this source's database, as its user, with its connect
+         *     timeout, that starts without waiting for the database; the caller names and sizes the pool
+         */
+        HikariConfig poolConfig() {
+            HikariConfig h = new HikariConfig();
+            h.setJdbcUrl(jdbcUrl);
+            if (user != null) {
+                h.setUsername(user);
+            }
+            if (password != null) {
+                h.setPassword(password.value());
+            }
+            h.setConnectionTimeout(connectTimeout.toMillis());
+            h.setInitializationFailTimeout(-1);
+            return h;
         }
     }
 

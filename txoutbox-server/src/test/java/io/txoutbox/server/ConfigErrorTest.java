@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.AbstractStringAssert;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,11 +59,7 @@ class ConfigErrorTest {
             ordered contradiction | 'create-schema: false'       | 'dead-head: skip'                     | sources[0].dead-head: only applies with ordered: true
             """)
     void configuration_error_names_the_key(String name, String find, String replace, String expected) {
-        String yaml = VALID.replace(find, replace);
-        assertThat(yaml).as("the test's replacement applies").isNotEqualTo(VALID);
-        TestSupport.CliResult r = run(yaml);
-        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
-        assertThat(r.err()).contains("configuration error: " + expected);
+        assertRefused(replacing(find, replace), expected);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -77,9 +74,7 @@ class ConfigErrorTest {
     void overflowing_numbers_and_durations_name_the_key(String name, String find, String replace, String expected) {
         String yaml = VALID.replace("poll-interval: 500ms", find);
         yaml = yaml.replace(find, replace);
-        TestSupport.CliResult r = run(yaml);
-        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
-        assertThat(r.err()).contains("configuration error: " + expected).doesNotContain("NumberFormatException");
+        assertRefused(yaml, expected).doesNotContain("NumberFormatException");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -90,11 +85,7 @@ class ConfigErrorTest {
             endpoint key twice    | '                secret: whsec' | '                secret: x\\n                secret: whsec' | sources[0].routes[0].transport.webhook.endpoints[0].secret: is given twice
             """)
     void a_key_given_twice_is_refused_naming_its_path(String name, String find, String replace, String expected) {
-        String yaml = VALID.replace(find, replace.replace("\\n", "\n"));
-        assertThat(yaml).as("the test's replacement applies").isNotEqualTo(VALID);
-        TestSupport.CliResult r = run(yaml);
-        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
-        assertThat(r.err()).contains("configuration error: " + expected);
+        assertRefused(replacing(find, replace.replace("\\n", "\n")), expected);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -105,9 +96,7 @@ class ConfigErrorTest {
     void published_partitions_are_refused_by_the_library_under_their_key(String name, String keys, String expected) {
         String yaml =
                 VALID.replace("    create-schema: false", "    create-schema: false\n    " + keys.replace("\\n", "\n"));
-        TestSupport.CliResult r = run(yaml);
-        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
-        assertThat(r.err()).contains("configuration error: " + expected);
+        assertRefused(yaml, expected);
     }
 
     @Test
@@ -195,6 +184,20 @@ class ConfigErrorTest {
         assertThat(Masking.jdbcUrl("jdbc:postgresql://h/db?user=a&password=hunter2&ssl=true"))
                 .isEqualTo("jdbc:postgresql://h/db?user=a&password=****&ssl=true");
         assertThat(Masking.jdbcUrl("jdbc:mariadb://bob:hunter2@h/db")).isEqualTo("jdbc:mariadb://****@h/db");
+    }
+
+    /** @return {@link #VALID} with {@code find} replaced, after checking that {@code find} is in it */
+    private static String replacing(String find, String replace) {
+        String yaml = VALID.replace(find, replace);
+        assertThat(yaml).as("the test's replacement applies").isNotEqualTo(VALID);
+        return yaml;
+    }
+
+    /** Checks the configuration, expects exit code 2 and the message; returns the error output for more. */
+    private AbstractStringAssert<?> assertRefused(String yaml, String expected) {
+        TestSupport.CliResult r = run(yaml);
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(2);
+        return assertThat(r.err()).contains("configuration error: " + expected);
     }
 
     private TestSupport.CliResult run(String yaml) {

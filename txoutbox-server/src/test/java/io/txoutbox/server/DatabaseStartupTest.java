@@ -13,6 +13,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.txoutbox.Outbox;
 import io.txoutbox.test.TcpProxy;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -55,9 +56,7 @@ class DatabaseStartupTest {
 
     @Test
     void a_source_whose_database_is_down_waits_while_the_others_relay_and_starts_when_it_comes() throws Exception {
-        proxy = new TcpProxy(PG.getHost(), PG.getPort());
-        proxy.cut();
-        String viaProxy = "jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + PG.getPath();
+        String viaProxy = cutOffDatabase();
         server = RelayServer.start(
                 ConfigLoader.parse(twoSources(TestSupport.PG_URL, healthy, viaProxy, late, true, "1s"), k -> null));
         String base = "http://127.0.0.1:" + server.port();
@@ -168,9 +167,7 @@ class DatabaseStartupTest {
 
     @Test
     void a_table_missing_once_the_database_came_stops_the_server_with_exit_2() throws Exception {
-        proxy = new TcpProxy(PG.getHost(), PG.getPort());
-        proxy.cut();
-        String viaProxy = "jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + PG.getPath();
+        String viaProxy = cutOffDatabase();
         Path config = TestSupport.write(
                 dir, "late.yaml", twoSources(TestSupport.PG_URL, healthy, viaProxy, late, false, "1s"));
         CompletableFuture<TestSupport.CliResult> run = CompletableFuture.supplyAsync(
@@ -191,9 +188,7 @@ class DatabaseStartupTest {
 
     @Test
     void without_start_up_retries_an_unreachable_database_fails_the_start() throws Exception {
-        proxy = new TcpProxy(PG.getHost(), PG.getPort());
-        proxy.cut();
-        String viaProxy = "jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + PG.getPath();
+        String viaProxy = cutOffDatabase();
         String yaml = twoSources(TestSupport.PG_URL, healthy, viaProxy, late, true, "1s")
                 .replace("startup:\n", "startup:\n  retry: false\n");
         assertThatThrownBy(() -> RelayServer.start(ConfigLoader.parse(yaml, k -> null)))
@@ -213,6 +208,13 @@ class DatabaseStartupTest {
                 .hasMessageContaining("Cannot assign requested address")
                 .hasMessageNotContaining("already in use");
         registry.close();
+    }
+
+    /** @return the JDBC URL of the local PostgreSQL through {@link #proxy}, started and cut */
+    private String cutOffDatabase() throws IOException {
+        proxy = new TcpProxy(PG.getHost(), PG.getPort());
+        proxy.cut();
+        return "jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + PG.getPath();
     }
 
     private static String twoSources(

@@ -66,13 +66,7 @@ class DryRunCheckTest {
                     table: %s
                     create-schema: %s
                     routes:
-                      - types: ["order.*"]
-                        transport:
-                          webhook:
-                            allow-private-networks: true
-                            endpoints:
-                              - url: %s
-                                secret: %s
+                %s
                 %s
                       - types: ["*"]
                         transport: log
@@ -83,8 +77,7 @@ class DryRunCheckTest {
                         TestSupport.PG_USER,
                         table,
                         createSchema,
-                        receiver.url(),
-                        TestReceiver.SECRET,
+                        TestSupport.webhookRoute("[\"order.*\"]", receiver.url()),
                         extraRoute);
     }
 

@@ -32,8 +32,9 @@ final class PsqlRows {
         return id;
     }
 
-    /** The headers a broker delivered for a row {@link #insert} wrote. */
-    static void assertHeaders(Map<String, String> headers, UUID id, String type) {
+    /** What a broker delivered for a row {@link #insert} wrote: its headers and its payload, byte for byte. */
+    static void assertDelivered(Map<String, String> headers, byte[] payload, UUID id, String type) {
+        assertThat(payload).isEqualTo(PAYLOAD);
         assertThat(headers)
                 .containsEntry("event-id", id.toString())
                 .containsEntry("event-type", type)

@@ -20,14 +20,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,8 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(SharedKafka.class)
 class RouteOutageTest {
     private static final String TABLE = TestSupport.uniqueTable("srv_outage");
-    private static final String RUN =
-            Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFL);
+    private static final String RUN = TestSupport.randomHex();
     private static final String TOPIC_PREFIX = "txoutbox-outage-" + RUN + ".";
     private static final String STREAM_PREFIX = "txoutbox-outage-" + RUN + ":";
     private static final int EACH = 30;
@@ -173,19 +168,9 @@ class RouteOutageTest {
     }
 
     private static Set<String> kafkaAggregateIds() {
-        Map<String, Object> c = Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                SharedKafka.broker().bootstrapServers(),
-                ConsumerConfig.GROUP_ID_CONFIG,
-                "txoutbox-outage-" + RUN,
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                false);
         Set<String> ids = new HashSet<>();
-        try (KafkaConsumer<byte[], byte[]> consumer =
-                new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            TopicPartition p = new TopicPartition(TOPIC_PREFIX + "order", 0);
-            consumer.assign(List.of(p));
-            consumer.seekToBeginning(List.of(p));
+        TopicPartition p = new TopicPartition(TOPIC_PREFIX + "order", 0);
+        try (KafkaConsumer<byte[], byte[]> consumer = KafkaReads.fromBeginning(p, "txoutbox-outage-" + RUN)) {
             long end = consumer.endOffsets(List.of(p)).get(p);
             await().atMost(Duration.ofSeconds(30)).until(() -> {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {

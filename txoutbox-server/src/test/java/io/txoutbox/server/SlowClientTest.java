@@ -52,12 +52,7 @@ class SlowClientTest {
     void fifty_slowloris_connections_and_a_slow_body_do_not_stop_health_or_the_api() throws Exception {
         start("request-timeout: 3s");
         AtomicInteger closedByServer = new AtomicInteger();
-        for (int i = 0; i < 50; i++) {
-            trickle(
-                    "GET /health HTTP/1.1\r\nHost: x\r\n",
-                    "X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-                    closedByServer);
-        }
+        trickleHealthChecks(50, closedByServer);
         trickle(
                 "POST /api/sources/slow/revive HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + TOKEN
                         + "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
@@ -95,12 +90,7 @@ class SlowClientTest {
     void connections_beyond_the_cap_wait_and_health_answers_once_the_slow_ones_are_closed() throws Exception {
         start("request-timeout: 2s\n  max-connections: 8");
         AtomicInteger closedByServer = new AtomicInteger();
-        for (int i = 0; i < 20; i++) {
-            trickle(
-                    "GET /health HTTP/1.1\r\nHost: x\r\n",
-                    "X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
-                    closedByServer);
-        }
+        trickleHealthChecks(20, closedByServer);
         await().atMost(Duration.ofSeconds(10)).until(() -> server.connections() == 8);
         assertThat(server.connections()).isEqualTo(8);
         // The slow ones are closed after the request timeout, so the queue moves and health answers.
@@ -123,6 +113,16 @@ class SlowClientTest {
                     create-schema: true
                     transport: log
                 """.formatted(TOKEN, limits, TestSupport.PG_URL, TestSupport.PG_USER, table), k -> null));
+    }
+
+    /** Opens {@code n} connections that each send a {@code GET /health} one header byte every 100 ms. */
+    private void trickleHealthChecks(int n, AtomicInteger closedByServer) throws IOException {
+        for (int i = 0; i < n; i++) {
+            trickle(
+                    "GET /health HTTP/1.1\r\nHost: x\r\n",
+                    "X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                    closedByServer);
+        }
     }
 
     /** Opens a connection, sends {@code head} at once, then one byte of {@code tail} every 100 ms. */

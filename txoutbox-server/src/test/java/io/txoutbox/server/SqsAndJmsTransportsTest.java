@@ -145,8 +145,7 @@ class SqsAndJmsTransportsTest {
             throws Exception {
         UUID id = PsqlRows.insert(TABLE, "s.placed");
         software.amazon.awssdk.services.sqs.model.Message m = receiveOne(fifoUrl);
-        PsqlRows.assertHeaders(SqsMessages.headersOf(m), id, "s.placed");
-        assertThat(SqsMessages.payloadOf(m)).isEqualTo(PsqlRows.PAYLOAD);
+        PsqlRows.assertDelivered(SqsMessages.headersOf(m), SqsMessages.payloadOf(m), id, "s.placed");
         assertThat(m.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID))
                 .isEqualTo("o-42");
         assertThat(m.attributes().get(MessageSystemAttributeName.MESSAGE_DEDUPLICATION_ID))
@@ -158,8 +157,7 @@ class SqsAndJmsTransportsTest {
     void sqs_route_with_a_queue_map_delivers_the_psql_row_to_the_mapped_queue_url() throws Exception {
         UUID id = PsqlRows.insert(TABLE, "q.placed");
         software.amazon.awssdk.services.sqs.model.Message m = receiveOne(mappedUrl);
-        PsqlRows.assertHeaders(SqsMessages.headersOf(m), id, "q.placed");
-        assertThat(SqsMessages.payloadOf(m)).isEqualTo(PsqlRows.PAYLOAD);
+        PsqlRows.assertDelivered(SqsMessages.headersOf(m), SqsMessages.payloadOf(m), id, "q.placed");
         PsqlRows.awaitGone(TABLE, id);
     }
 
@@ -169,8 +167,7 @@ class SqsAndJmsTransportsTest {
         Message m = receiveJms(JMS_PREFIX + "order");
         assertThat(m.getStringProperty(JmsHeaders.EVENT_ID_PROPERTY)).isEqualTo(id.toString());
         assertThat(m.getJMSDeliveryMode()).isEqualTo(jakarta.jms.DeliveryMode.PERSISTENT);
-        PsqlRows.assertHeaders(JmsHeaders.headersOf(m), id, "j.placed");
-        assertThat(JmsHeaders.payloadOf(m)).isEqualTo(PsqlRows.PAYLOAD);
+        PsqlRows.assertDelivered(JmsHeaders.headersOf(m), JmsHeaders.payloadOf(m), id, "j.placed");
         PsqlRows.awaitGone(TABLE, id);
     }
 
@@ -178,8 +175,7 @@ class SqsAndJmsTransportsTest {
     void jms_route_through_a_connection_factory_named_by_class_delivers_to_its_fixed_queue() throws Exception {
         UUID id = PsqlRows.insert(TABLE, "t.placed");
         Message m = receiveJms(JMS_FIXED);
-        PsqlRows.assertHeaders(JmsHeaders.headersOf(m), id, "t.placed");
-        assertThat(JmsHeaders.payloadOf(m)).isEqualTo(PsqlRows.PAYLOAD);
+        PsqlRows.assertDelivered(JmsHeaders.headersOf(m), JmsHeaders.payloadOf(m), id, "t.placed");
         PsqlRows.awaitGone(TABLE, id);
     }
 

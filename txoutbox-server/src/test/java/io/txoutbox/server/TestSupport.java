@@ -50,13 +50,12 @@ final class TestSupport {
     }
 
     static String uniqueTable(String prefix) {
-        return prefix + "_"
-                + HexFormat.of().formatHex(new byte[] {
-                    (byte) ThreadLocalRandom.current().nextInt(),
-                            (byte) ThreadLocalRandom.current().nextInt(),
-                    (byte) ThreadLocalRandom.current().nextInt(),
-                            (byte) ThreadLocalRandom.current().nextInt()
-                });
+        return prefix + "_" + randomHex();
+    }
+
+    /** @return eight random hex digits, to make the names a test class creates its own */
+    static String randomHex() {
+        return HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     }
 
     static void sql(String statement) {
@@ -134,7 +133,8 @@ final class TestSupport {
 
     /** A configuration with one source on the local PostgreSQL, relaying to a webhook receiver. */
     static String yaml(String table, String receiverUrl, boolean createSchema, String relayExtra) {
-        return HEAD + """
+        return HEAD
+                + """
                   - name: orders
                     jdbc-url: %s
                     user: %s
@@ -146,16 +146,33 @@ final class TestSupport {
                       backoff: {base: 200ms, max: 1s}
                 %s
                     routes:
-                      - types: ["order.*", "invoice.*"]
+                %s
+                      - types: ["*"]
+                        transport: log
+                """.formatted(
+                                PG_URL,
+                                PG_USER,
+                                table,
+                                createSchema,
+                                relayExtra,
+                                webhookRoute("[\"order.*\", \"invoice.*\"]", receiverUrl));
+    }
+
+    /**
+     * @param types the route's {@code types:} list, as YAML
+     * @return an entry of a source's {@code routes:} that relays those types to the webhook receiver at the
+     *     URL, signed with {@link TestReceiver#SECRET}
+     */
+    static String webhookRoute(String types, String receiverUrl) {
+        return """
+                      - types: %s
                         transport:
                           webhook:
                             allow-private-networks: true
                             endpoints:
                               - url: %s
                                 secret: %s
-                      - types: ["*"]
-                        transport: log
-                """.formatted(PG_URL, PG_USER, table, createSchema, relayExtra, receiverUrl, TestReceiver.SECRET);
+                """.formatted(types, receiverUrl, TestReceiver.SECRET);
     }
 
     /** Runs the real psql client, as any program in any language would write the table. */

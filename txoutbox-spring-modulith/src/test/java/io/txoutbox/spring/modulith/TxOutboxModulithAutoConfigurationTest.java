@@ -43,6 +43,15 @@ class TxOutboxModulithAutoConfigurationTest {
     private static final String TABLE = "txoutbox_modulith_autoconf_"
             + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
 
+    /** Every context of this class: the outbox on this class's table in the local PostgreSQL, no relay. */
+    private static final String[] ON_LOCAL_POSTGRES = {
+        "spring.datasource.url=" + ShopInfrastructure.PG_URL,
+        "spring.datasource.username=" + ShopInfrastructure.PG_USER,
+        "txoutbox.table=" + TABLE,
+        "txoutbox.create-schema=true",
+        "txoutbox.relay.enabled=false"
+    };
+
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(
                     DataSourceAutoConfiguration.class,
@@ -50,12 +59,7 @@ class TxOutboxModulithAutoConfigurationTest {
                     JacksonAutoConfiguration.class,
                     TxOutboxAutoConfiguration.class,
                     TxOutboxModulithAutoConfiguration.class))
-            .withPropertyValues(
-                    "spring.datasource.url=" + ShopInfrastructure.PG_URL,
-                    "spring.datasource.username=" + ShopInfrastructure.PG_USER,
-                    "txoutbox.table=" + TABLE,
-                    "txoutbox.create-schema=true",
-                    "txoutbox.relay.enabled=false")
+            .withPropertyValues(ON_LOCAL_POSTGRES)
             .withUserConfiguration(Routes.class);
 
     /** A parcel: target from a bean, key from the event, both in SpEL. */
@@ -220,12 +224,7 @@ class TxOutboxModulithAutoConfigurationTest {
                         DataSourceAutoConfiguration.class,
                         TxOutboxAutoConfiguration.class,
                         TxOutboxModulithAutoConfiguration.class))
-                .withPropertyValues(
-                        "spring.datasource.url=" + ShopInfrastructure.PG_URL,
-                        "spring.datasource.username=" + ShopInfrastructure.PG_USER,
-                        "txoutbox.table=" + TABLE,
-                        "txoutbox.create-schema=true",
-                        "txoutbox.relay.enabled=false");
+                .withPropertyValues(ON_LOCAL_POSTGRES);
     }
 
     @Test
