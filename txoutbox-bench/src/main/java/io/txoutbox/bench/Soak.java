@@ -211,7 +211,7 @@ final class Soak {
                 if (w == holdTo && holder != null) {
                     holder.close();
                     holder = null;
-                    latencies.trackSecondsFrom(System.nanoTime());
+                    latencies.trackSecondsFrom(System.nanoTime(), window / 60);
                 }
                 if (w == holdFrom - 1) {
                     holder = Pg.holdSnapshot(admin.getConnection());
@@ -277,7 +277,7 @@ final class Soak {
             Pg.exec(admin, "DROP TABLE IF EXISTS " + table);
         }
         if (holdFrom > 0) {
-            recovery(scenario, perWindow, holdFrom, holdTo, latencies, (windows - holdTo) * window / 1_000_000_000L);
+            recovery(scenario, perWindow, holdFrom, holdTo, latencies, (windows - holdTo) * 60L);
         } else {
             plateau(scenario, sizesPerWindow);
         }
@@ -380,7 +380,9 @@ final class Soak {
                         ? "minute " + (holdTo + recoveredIn) + " is the first after the hold with p99 within "
                                 + RECOVERED + "x of before"
                         : "no minute after the hold had p99 within " + RECOVERED + "x of before (-1 = not recovered)");
-        long second = latencies.recoveredAtSecond(RECOVERED * preHold, secondsAfter);
+        // Steps of a sixtieth of a window (a second in the full run), reported in seconds.
+        long step = latencies.recoveredAtSecond(RECOVERED * preHold, secondsAfter);
+        double second = step < 0 ? -1 : step * latencies.secondNanos() / 1e9;
         results.add(
                 WORKLOAD,
                 scenario,
@@ -390,7 +392,8 @@ final class Soak {
                 "s",
                 second >= 0
                         ? "seconds from the snapshot's release to the first of " + RECOVERED_SECONDS
-                                + " seconds in a row whose p99 (by publish time) is within " + RECOVERED + "x of before"
+                                + " seconds in a row (a sixtieth of a window each) whose p99 by publish time is within "
+                                + RECOVERED + "x of before"
                         : "no " + RECOVERED_SECONDS + " seconds in a row after the hold had p99 within " + RECOVERED
                                 + "x of before (-1 = not recovered)");
     }
@@ -472,6 +475,7 @@ final class Soak {
         private final Map<Long, org.HdrHistogram.ConcurrentHistogram> perSecond = new ConcurrentHashMap<>();
 
         private volatile long trackFrom = Long.MAX_VALUE;
+        private volatile long secondNanos = 1_000_000_000L;
         private long lastCommits;
         private long lastPublishes;
         private long windowCommits;
@@ -502,14 +506,23 @@ final class Soak {
             if (publishedAt >= from) {
                 perSecond
                         .computeIfAbsent(
-                                (publishedAt - from) / 1_000_000_000L,
+                                (publishedAt - from) / secondNanos,
                                 s -> new org.HdrHistogram.ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 2))
                         .recordValue(micros);
             }
         }
 
-        /** Keeps a histogram per second of publish time from {@code nanoTime} on (second 0 starts there). */
-        void trackSecondsFrom(long nanoTime) {
+        /** @return the length of a step of {@link #recoveredAtSecond}, in nanoseconds */
+        long secondNanos() {
+            return secondNanos;
+        }
+
+        /**
+         * Keeps a histogram per "second" of publish time from {@code nanoTime} on (second 0 starts there): a
+         * sixtieth of a window, so a second in the full run and as many steps in a shorter one.
+         */
+        void trackSecondsFrom(long nanoTime, long secondNanos) {
+            this.secondNanos = secondNanos;
             trackFrom = nanoTime;
         }
 
