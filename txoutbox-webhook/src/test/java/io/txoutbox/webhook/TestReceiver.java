@@ -156,6 +156,7 @@ final class TestReceiver implements AutoCloseable, BeforeEachCallback, AfterAllC
     private void handle(HttpExchange exchange) throws IOException {
         int now = inFlight.incrementAndGet();
         maxInFlight.accumulateAndGet(now, Math::max);
+        boolean counted = true;
         try (exchange) {
             byte[] body;
             try (InputStream in = exchange.getRequestBody()) {
@@ -190,9 +191,15 @@ final class TestReceiver implements AutoCloseable, BeforeEachCallback, AfterAllC
                 }
             }
             response.headers().forEach((n, v) -> exchange.getResponseHeaders().add(n, v));
+            // The request stops counting before its answer leaves: once the client has the answer it may
+            // send its next request, which must not find this one still counted.
+            inFlight.decrementAndGet();
+            counted = false;
             exchange.sendResponseHeaders(response.status(), -1);
         } finally {
-            inFlight.decrementAndGet();
+            if (counted) {
+                inFlight.decrementAndGet();
+            }
         }
     }
 
