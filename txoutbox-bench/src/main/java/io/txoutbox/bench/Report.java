@@ -356,7 +356,7 @@ final class Report {
                         + "; p99 " + format(r.get(Soak.WORKLOAD, Soak.HELD, tx, "p99 before")) + " ms before, "
                         + format(r.get(Soak.WORKLOAD, Soak.HELD, tx, "p99 held")) + " ms held",
                 recoveredIn >= 0 && recoveredIn <= 60,
-                "recovered = the first of " + Soak.RECOVERED_SECONDS + " seconds in a row after the release whose"
+                "recovered = the first of " + Soak.RECOVERED_STEPS + " seconds in a row after the release whose"
                         + " p99 is within " + Soak.RECOVERED + "x of the p99 before the hold (per minute: "
                         + (recovered > 0
                                 ? "minute " + whole(recovered) + " after the hold is the first within it"

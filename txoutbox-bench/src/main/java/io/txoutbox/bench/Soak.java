@@ -51,8 +51,8 @@ final class Soak {
     static final int PRODUCERS = 8;
     /** Recovered: a p99 within this factor of the p99 before the hold. */
     static final double RECOVERED = 2.0;
-    /** Recovered for good: this many consecutive seconds, each with its p99 within {@link #RECOVERED}. */
-    static final int RECOVERED_SECONDS = 10;
+    /** Recovered for good: this many consecutive steps (a second each in the full run), each with its p99 within {@link #RECOVERED}. */
+    static final int RECOVERED_STEPS = 10;
     /** Sizes plateau when the second half's largest is within this factor of the first half's. */
     static final double PLATEAU = 1.2;
 
@@ -211,7 +211,7 @@ final class Soak {
                 if (w == holdTo && holder != null) {
                     holder.close();
                     holder = null;
-                    latencies.trackSecondsFrom(System.nanoTime(), window / 60);
+                    latencies.trackStepsFrom(System.nanoTime(), window / 60);
                 }
                 if (w == holdFrom - 1) {
                     holder = Pg.holdSnapshot(admin.getConnection());
@@ -336,7 +336,7 @@ final class Soak {
             int holdFrom,
             int holdTo,
             Latencies latencies,
-            long secondsAfter) {
+            long stepsAfter) {
         Histogram before = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
         for (int w = holdFrom > 2 ? 2 : 1; w < holdFrom; w++) {
             before.add(perWindow.get(w - 1));
@@ -381,8 +381,8 @@ final class Soak {
                                 + RECOVERED + "x of before"
                         : "no minute after the hold had p99 within " + RECOVERED + "x of before (-1 = not recovered)");
         // Steps of a sixtieth of a window (a second in the full run), reported in seconds.
-        long step = latencies.recoveredAtSecond(RECOVERED * preHold, secondsAfter);
-        double second = step < 0 ? -1 : step * latencies.secondNanos() / 1e9;
+        long step = latencies.recoveredAtStep(RECOVERED * preHold, stepsAfter);
+        double second = step < 0 ? -1 : step * latencies.stepNanos() / 1e9;
         results.add(
                 WORKLOAD,
                 scenario,
@@ -391,10 +391,10 @@ final class Soak {
                 second,
                 "s",
                 second >= 0
-                        ? "seconds from the snapshot's release to the first of " + RECOVERED_SECONDS
+                        ? "seconds from the snapshot's release to the first of " + RECOVERED_STEPS
                                 + " seconds in a row (a sixtieth of a window each) whose p99 by publish time is within "
                                 + RECOVERED + "x of before"
-                        : "no " + RECOVERED_SECONDS + " seconds in a row after the hold had p99 within " + RECOVERED
+                        : "no " + RECOVERED_STEPS + " seconds in a row after the hold had p99 within " + RECOVERED
                                 + "x of before (-1 = not recovered)");
     }
 
@@ -471,11 +471,11 @@ final class Soak {
                 new org.HdrHistogram.Recorder(TimeUnit.SECONDS.toMicros(60), 3);
         private final AtomicLong commits = new AtomicLong();
         private final AtomicLong publishes = new AtomicLong();
-        /** Per second of publish time, from {@link #trackSecondsFrom}: a minute's p99 hides when it recovered. */
-        private final Map<Long, org.HdrHistogram.ConcurrentHistogram> perSecond = new ConcurrentHashMap<>();
+        /** Per step of publish time, from {@link #trackStepsFrom}: a minute's p99 hides when it recovered. */
+        private final Map<Long, org.HdrHistogram.ConcurrentHistogram> perStep = new ConcurrentHashMap<>();
 
         private volatile long trackFrom = Long.MAX_VALUE;
-        private volatile long secondNanos = 1_000_000_000L;
+        private volatile long stepNanos = 1_000_000_000L;
         private long lastCommits;
         private long lastPublishes;
         private long windowCommits;
@@ -504,42 +504,41 @@ final class Soak {
             recorder.recordValue(micros);
             long from = trackFrom;
             if (publishedAt >= from) {
-                perSecond
-                        .computeIfAbsent(
-                                (publishedAt - from) / secondNanos,
+                perStep.computeIfAbsent(
+                                (publishedAt - from) / stepNanos,
                                 s -> new org.HdrHistogram.ConcurrentHistogram(TimeUnit.SECONDS.toMicros(60), 2))
                         .recordValue(micros);
             }
         }
 
-        /** @return the length of a step of {@link #recoveredAtSecond}, in nanoseconds */
-        long secondNanos() {
-            return secondNanos;
+        /** @return the length of a step of {@link #recoveredAtStep}, in nanoseconds */
+        long stepNanos() {
+            return stepNanos;
         }
 
         /**
-         * Keeps a histogram per "second" of publish time from {@code nanoTime} on (second 0 starts there): a
-         * sixtieth of a window, so a second in the full run and as many steps in a shorter one.
+         * Keeps a histogram per step of publish time from {@code nanoTime} on (step 0 starts there): a step
+         * is a sixtieth of a window, so a second in the full run and as many steps in a shorter one.
          */
-        void trackSecondsFrom(long nanoTime, long secondNanos) {
-            this.secondNanos = secondNanos;
+        void trackStepsFrom(long nanoTime, long stepNanos) {
+            this.stepNanos = stepNanos;
             trackFrom = nanoTime;
         }
 
         /**
-         * @param limitMillis the p99 a recovered second stays within
-         * @param seconds how many seconds were tracked
-         * @return the first tracked second from which {@link #RECOVERED_SECONDS} seconds in a row each have
-         *     a p99 within the limit (seconds without publishes count as recovered), or -1
+         * @param limitMillis the p99 a recovered step stays within
+         * @param steps how many steps were tracked
+         * @return the first tracked step from which {@link #RECOVERED_STEPS} steps in a row each have a
+         *     p99 within the limit (steps without publishes count as recovered), or -1
          */
-        long recoveredAtSecond(double limitMillis, long seconds) {
+        long recoveredAtStep(double limitMillis, long steps) {
             int run = 0;
-            for (long s = 0; s < seconds; s++) {
-                Histogram h = perSecond.get(s);
+            for (long s = 0; s < steps; s++) {
+                Histogram h = perStep.get(s);
                 boolean ok = h == null || millis(h, 99) <= limitMillis;
                 run = ok ? run + 1 : 0;
-                if (run == RECOVERED_SECONDS) {
-                    return s - RECOVERED_SECONDS + 1;
+                if (run == RECOVERED_STEPS) {
+                    return s - RECOVERED_STEPS + 1;
                 }
             }
             return -1;

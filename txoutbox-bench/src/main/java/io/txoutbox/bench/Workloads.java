@@ -15,6 +15,7 @@ import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
 import io.txoutbox.spi.Router;
 import io.txoutbox.test.kafka.KafkaBroker;
+import io.txoutbox.test.load.ClosedLoop;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -247,42 +248,9 @@ final class Workloads {
         void run(Connection c) throws Exception;
     }
 
-    @FunctionalInterface
-    interface Work {
-        void run() throws Exception;
-    }
-
     /** Runs work on N threads for 1 s of warm-up plus the measured time; returns completions per second. */
-    private double closedLoop(int threads, Work work) throws Exception {
-        long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        long end = warmEnd + TimeUnit.SECONDS.toNanos(sizes.w1Seconds());
-        AtomicLong done = new AtomicLong();
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        List<Thread> list = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            Thread t = new Thread(() -> {
-                try {
-                    long now;
-                    while ((now = System.nanoTime()) < end) {
-                        work.run();
-                        if (now >= warmEnd) {
-                            done.incrementAndGet();
-                        }
-                    }
-                } catch (Exception e) {
-                    failure.compareAndSet(null, e);
-                }
-            });
-            list.add(t);
-            t.start();
-        }
-        for (Thread t : list) {
-            t.join();
-        }
-        if (failure.get() != null) {
-            throw failure.get();
-        }
-        return done.get() / (double) sizes.w1Seconds();
+    private double closedLoop(int threads, ClosedLoop.Work work) throws Exception {
+        return ClosedLoop.perSecond(threads, Duration.ofSeconds(1), Duration.ofSeconds(sizes.w1Seconds()), work);
     }
 
     private static void business(Connection c, String sql) throws SQLException {

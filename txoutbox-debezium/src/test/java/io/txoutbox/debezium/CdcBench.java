@@ -11,6 +11,7 @@ import io.txoutbox.OutboxEvent;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.load.ClosedLoop;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -195,41 +196,9 @@ public final class CdcBench {
         }
     }
 
-    @FunctionalInterface
-    interface Work {
-        void run() throws Exception;
-    }
-
-    private double closedLoop(int threads, Work work) throws Exception {
-        long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        long end = warmEnd + TimeUnit.SECONDS.toNanos(seconds);
-        AtomicLong done = new AtomicLong();
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        List<Thread> list = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            Thread t = new Thread(() -> {
-                try {
-                    long now;
-                    while ((now = System.nanoTime()) < end) {
-                        work.run();
-                        if (now >= warmEnd) {
-                            done.incrementAndGet();
-                        }
-                    }
-                } catch (Exception e) {
-                    failure.compareAndSet(null, e);
-                }
-            });
-            list.add(t);
-            t.start();
-        }
-        for (Thread t : list) {
-            t.join();
-        }
-        if (failure.get() != null) {
-            throw failure.get();
-        }
-        return done.get() / (double) seconds;
+    /** Runs work on N threads for 1 s of warm-up plus the measured time; returns completions per second. */
+    private double closedLoop(int threads, ClosedLoop.Work work) throws Exception {
+        return ClosedLoop.perSecond(threads, Duration.ofSeconds(1), Duration.ofSeconds(seconds), work);
     }
 
     // ------------------------------------------------------------------ CDC2
