@@ -5,10 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Router;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -121,5 +127,68 @@ class TransportSupportTest {
         slots.set(1, PublishOutcome.PUBLISHED);
         PublishOutcome late = PublishOutcome.retry("no answer in time");
         assertThat(Outcomes.orElse(slots, late)).containsExactly(late, PublishOutcome.PUBLISHED, late);
+    }
+
+    @Test
+    void an_event_that_cannot_be_routed_or_built_is_dead_and_the_others_are_ready() {
+        List<ClaimedEvent> batch = List.of(
+                event("ok", null),
+                event("boom", null),
+                event("bad", null),
+                event("unbuildable", null),
+                event("x", "own"));
+        Router router = e -> {
+            if (e.aggregateType().equals("boom")) {
+                throw new IllegalStateException("no route");
+            }
+            return "to-" + e.aggregateType();
+        };
+        PreparedBatch<String> prepared = PreparedBatch.prepare(
+                batch,
+                router,
+                destination -> destination.equals("to-bad") ? "destination 'to-bad' is refused" : null,
+                e -> {
+                    if (e.aggregateType().equals("unbuildable")) {
+                        throw new IllegalArgumentException("header too long");
+                    }
+                    return "message of " + e.aggregateType();
+                },
+                "the unit message");
+
+        assertThat(prepared.ready()).containsExactly(0, 4);
+        assertThat(prepared.destination(0)).isEqualTo("to-ok");
+        assertThat(prepared.message(0)).isEqualTo("message of ok");
+        assertThat(prepared.destination(4)).isEqualTo("own");
+        assertThat(prepared.event(4)).isSameAs(batch.get(4));
+        assertThat(prepared.outcomes())
+                .containsExactly(
+                        null,
+                        PublishOutcome.dead("the router failed: java.lang.IllegalStateException: no route"),
+                        PublishOutcome.dead("destination 'to-bad' is refused"),
+                        PublishOutcome.dead("the unit message could not be built: header too long"),
+                        null);
+
+        prepared.set(0, PublishOutcome.PUBLISHED);
+        prepared.fillMissing(PublishOutcome.retry("no confirm"));
+        assertThat(prepared.outcomes().get(0)).isEqualTo(PublishOutcome.PUBLISHED);
+        assertThat(prepared.outcomes().get(2)).isEqualTo(PublishOutcome.dead("destination 'to-bad' is refused"));
+        assertThat(prepared.outcomes().get(4)).isEqualTo(PublishOutcome.retry("no confirm"));
+    }
+
+    private static ClaimedEvent event(String aggregateType, String destination) {
+        return new ClaimedEvent(
+                UUID.randomUUID(),
+                aggregateType,
+                "a-1",
+                "unit.tested",
+                1,
+                new byte[] {'{', '}'},
+                "application/json",
+                Map.of(),
+                null,
+                destination,
+                Instant.now(),
+                1,
+                null);
     }
 }
