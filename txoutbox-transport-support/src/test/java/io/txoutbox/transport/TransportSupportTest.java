@@ -12,12 +12,14 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
@@ -190,5 +192,49 @@ class TransportSupportTest {
                 Instant.now(),
                 1,
                 null);
+    }
+
+    @Test
+    void a_duration_that_is_not_positive_is_refused_naming_the_setting() {
+        Settings.checkPositive(Duration.ofMillis(1), "X.wait");
+        assertThat(validationError(() -> Settings.checkPositive(Duration.ZERO, "X.wait")))
+                .hasMessage("X.wait is PT0S; it must be positive")
+                .extracting(OutboxValidationException::field, OutboxValidationException::limit)
+                .containsExactly("X.wait", "> 0");
+        assertThat(validationError(() -> Settings.checkPositive(null, "X.wait")))
+                .hasMessage("X.wait is null; it must be positive");
+    }
+
+    @Test
+    void sends_start_once_connected_and_a_failed_connect_fails_every_send() {
+        CompletableFuture<String> connecting = new CompletableFuture<>();
+        List<CompletableFuture<Void>> sends = List.of(new CompletableFuture<>(), new CompletableFuture<>());
+        List<String> sentOn = new ArrayList<>();
+        Sends.onceConnected(connecting, sends, sentOn::add);
+        connecting.complete("connection-1");
+        assertThat(sentOn).containsExactly("connection-1");
+
+        CompletableFuture<String> refused = new CompletableFuture<>();
+        IOException down = new IOException("connection refused");
+        Sends.onceConnected(refused, sends, c -> sentOn.add("never"));
+        refused.completeExceptionally(new CompletionException(down));
+        assertThat(sentOn).containsExactly("connection-1");
+        assertThat(sends).allSatisfy(s -> assertThatThrownBy(s::join).hasCause(down));
+    }
+
+    @Test
+    void a_batch_is_settled_when_every_send_is_done_or_the_timeout_passed() throws Exception {
+        CompletableFuture<Void> ok = new CompletableFuture<>();
+        CompletableFuture<Void> failed = new CompletableFuture<>();
+        CompletableFuture<Void> settled = Sends.settled(List.of(ok, failed), Duration.ofMinutes(1));
+        ok.complete(null);
+        assertThat(settled).isNotDone();
+        failed.completeExceptionally(new IOException("nack"));
+        assertThat(settled).isCompletedWithValue(null);
+
+        CompletableFuture<Void> silent = new CompletableFuture<>();
+        assertThat(Sends.settled(List.of(silent), Duration.ofMillis(50)).get(10, TimeUnit.SECONDS))
+                .isNull();
+        assertThat(silent).isNotDone();
     }
 }
