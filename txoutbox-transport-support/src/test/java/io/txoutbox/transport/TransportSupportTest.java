@@ -237,4 +237,12 @@ class TransportSupportTest {
                 .isNull();
         assertThat(silent).isNotDone();
     }
+
+    @Test
+    void an_optional_library_is_there_when_its_class_loads() {
+        assertThat(ClassPath.has("io.txoutbox.spi.Publisher", TransportSupportTest.class))
+                .isTrue();
+        assertThat(ClassPath.has("io.txoutbox.NotThere", TransportSupportTest.class))
+                .isFalse();
+    }
 }
