@@ -8,6 +8,7 @@ import io.txoutbox.spi.Router;
 import io.txoutbox.transport.Errors;
 import io.txoutbox.transport.Outcomes;
 import io.txoutbox.transport.PublisherThreads;
+import io.txoutbox.transport.Route;
 import io.txoutbox.transport.Settings;
 import jakarta.jms.CompletionListener;
 import jakarta.jms.Connection;
@@ -227,17 +228,13 @@ public final class JmsPublisher implements Publisher {
                     break;
                 }
                 ClaimedEvent event = batch.get(index);
-                String route;
-                try {
-                    route = router.destinationOf(event);
-                } catch (RuntimeException e) {
-                    outcomes.set(index, PublishOutcome.dead("the router failed: " + e));
+                Route routed = Route.of(
+                        event, router, d -> d == null || d.isBlank() ? "the router gave no destination" : null);
+                if (routed.dead() != null) {
+                    outcomes.set(index, routed.dead());
                     continue;
                 }
-                if (route == null || route.isBlank()) {
-                    outcomes.set(index, PublishOutcome.dead("the router gave no destination"));
-                    continue;
-                }
+                String route = routed.destination();
                 try {
                     Destination destination = session.destination(route, destinationType);
                     Message message = session.message(event);

@@ -1,5 +1,6 @@
 package io.txoutbox.jms;
 
+import io.txoutbox.test.transport.Arrivals;
 import io.txoutbox.test.transport.PublisherContract;
 import jakarta.jms.Connection;
 import jakarta.jms.Destination;
@@ -7,14 +8,10 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
 import jakarta.jms.Session;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /** A consumer straight on the broker that keeps every message of one queue or topic, as JMS delivered it. */
-final class Inbox implements PublisherContract.Received {
+final class Inbox extends Arrivals<Message> {
     private final Connection connection;
-    private final List<Message> raw = new CopyOnWriteArrayList<>();
 
     private Inbox(Connection connection) {
         this.connection = connection;
@@ -35,7 +32,7 @@ final class Inbox implements PublisherContract.Received {
             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
             Destination destination = topic ? session.createTopic(name) : session.createQueue(name);
             MessageConsumer consumer = session.createConsumer(destination);
-            consumer.setMessageListener(inbox.raw::add);
+            consumer.setMessageListener(inbox::add);
             connection.start();
         } catch (JMSException | RuntimeException e) {
             connection.close();
@@ -44,22 +41,9 @@ final class Inbox implements PublisherContract.Received {
         return inbox;
     }
 
-    /** @return every message as it arrived */
-    List<Message> raw() {
-        return List.copyOf(raw);
-    }
-
     @Override
-    public List<PublisherContract.Message> messages() {
-        List<PublisherContract.Message> messages = new ArrayList<>();
-        for (Message m : raw) {
-            try {
-                messages.add(new PublisherContract.Message(JmsHeaders.headersOf(m), JmsHeaders.payloadOf(m)));
-            } catch (JMSException e) {
-                throw new IllegalStateException("cannot read a received message", e);
-            }
-        }
-        return messages;
+    protected PublisherContract.Message read(Message m) throws JMSException {
+        return new PublisherContract.Message(JmsHeaders.headersOf(m), JmsHeaders.payloadOf(m));
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.ClassPath;
 import io.txoutbox.transport.PublisherThreads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -471,7 +472,8 @@ public final class KafkaPublisher implements Publisher {
          *     idempotent producer, naming the setting and the value
          */
         public KafkaPublisher build() {
-            if (cloudEvents != null && !onClassPath("io.cloudevents.kafka.KafkaMessageFactory")) {
+            if (cloudEvents != null
+                    && !ClassPath.has("io.cloudevents.kafka.KafkaMessageFactory", KafkaPublisher.class)) {
                 throw invalid(
                         "KafkaPublisher.cloudEvents",
                         "KafkaPublisher.cloudEvents needs io.cloudevents:cloudevents-kafka on the class path");
@@ -508,15 +510,6 @@ public final class KafkaPublisher implements Publisher {
 
         Duration deliveryTimeout() {
             return deliveryTimeout;
-        }
-
-        private static boolean onClassPath(String className) {
-            try {
-                Class.forName(className, false, KafkaPublisher.class.getClassLoader());
-                return true;
-            } catch (ClassNotFoundException | LinkageError e) {
-                return false;
-            }
         }
 
         private static OutboxValidationException invalid(String field, String message) {

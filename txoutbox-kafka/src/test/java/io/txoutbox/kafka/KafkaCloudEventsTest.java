@@ -1,5 +1,6 @@
 package io.txoutbox.kafka;
 
+import static io.txoutbox.test.transport.Publishing.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -22,7 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -42,20 +42,17 @@ class KafkaCloudEventsTest {
                         .bootstrapServers(SharedKafka.broker().bootstrapServers())
                         .cloudEvents(MAPPING)
                         .build()) {
-            assertThat(publisher
-                            .publish(List.of(placed, paid))
-                            .toCompletableFuture()
-                            .get(30, TimeUnit.SECONDS))
+            assertThat(publish(publisher, List.of(placed, paid), Duration.ofSeconds(30)))
                     .extracting(PublishOutcome::outcome)
                     .containsOnly(Outcome.PUBLISHED);
-            await().atMost(Duration.ofSeconds(20)).until(() -> reader.records().size() >= 2);
+            await().atMost(Duration.ofSeconds(20)).until(() -> reader.raw().size() >= 2);
 
-            ConsumerRecord<byte[], byte[]> record = reader.records().get(0);
+            ConsumerRecord<byte[], byte[]> record = reader.raw().get(0);
             MessageReader message = KafkaMessageFactory.createReader(record);
             assertThat(message.getEncoding()).isEqualTo(Encoding.BINARY);
             assertMapped(message.toEvent(), placed);
             try (CloudEventDeserializer deserializer = new CloudEventDeserializer()) {
-                ConsumerRecord<byte[], byte[]> next = reader.records().get(1);
+                ConsumerRecord<byte[], byte[]> next = reader.raw().get(1);
                 assertMapped(deserializer.deserialize(topic, next.headers(), next.value()), paid);
             }
 

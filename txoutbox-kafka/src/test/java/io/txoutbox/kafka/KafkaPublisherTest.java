@@ -48,10 +48,10 @@ class KafkaPublisherTest {
                         .extracting(PublishOutcome::outcome)
                         .containsOnly(Outcome.PUBLISHED);
             }
-            await().atMost(Duration.ofSeconds(20)).until(() -> reader.records().size() >= events.size());
+            await().atMost(Duration.ofSeconds(20)).until(() -> reader.raw().size() >= events.size());
 
             Map<String, List<ConsumerRecord<byte[], byte[]>>> byKey = new HashMap<>();
-            for (ConsumerRecord<byte[], byte[]> r : reader.records()) {
+            for (ConsumerRecord<byte[], byte[]> r : reader.raw()) {
                 byKey.computeIfAbsent(new String(r.key(), StandardCharsets.UTF_8), k -> new ArrayList<>())
                         .add(r);
             }
@@ -131,8 +131,8 @@ class KafkaPublisherTest {
                         .topicPrefix(prefix)
                         .build()) {
             assertThat(publish(publisher, List.of(placed))).containsExactly(PublishOutcome.PUBLISHED);
-            await().atMost(Duration.ofSeconds(10)).until(() -> !reader.records().isEmpty());
-            ConsumerRecord<byte[], byte[]> r = reader.records().get(0);
+            await().atMost(Duration.ofSeconds(10)).until(() -> !reader.raw().isEmpty());
+            ConsumerRecord<byte[], byte[]> r = reader.raw().get(0);
             assertThat(new String(r.key(), StandardCharsets.UTF_8)).isEqualTo("o-42");
             assertThat(r.value()).isEqualTo(placed.payload());
             assertThat(TopicReader.headers(r)).isEqualTo(MessageHeaders.of(placed));

@@ -1,5 +1,6 @@
 package io.txoutbox.kafka;
 
+import io.txoutbox.test.transport.Arrivals;
 import io.txoutbox.test.transport.PublisherContract;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -7,7 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -21,9 +21,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * Reads every partition of one topic from the earliest offset, directly from the broker, on a thread
  * of its own, and keeps every record (duplicates included) in the order each partition gave them.
  */
-final class TopicReader implements PublisherContract.Received {
+final class TopicReader extends Arrivals<ConsumerRecord<byte[], byte[]>> {
     private final KafkaConsumer<byte[], byte[]> consumer;
-    private final List<ConsumerRecord<byte[], byte[]>> records = new CopyOnWriteArrayList<>();
     private final Thread poller;
     private volatile boolean closed;
 
@@ -52,7 +51,7 @@ final class TopicReader implements PublisherContract.Received {
     private void poll() {
         try {
             while (!closed) {
-                consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+                consumer.poll(Duration.ofMillis(200)).forEach(this::add);
             }
         } catch (WakeupException e) {
             // close() ends the loop.
@@ -61,18 +60,9 @@ final class TopicReader implements PublisherContract.Received {
         }
     }
 
-    /** @return every record so far, in arrival order */
-    List<ConsumerRecord<byte[], byte[]>> records() {
-        return List.copyOf(records);
-    }
-
     @Override
-    public List<PublisherContract.Message> messages() {
-        List<PublisherContract.Message> messages = new ArrayList<>();
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            messages.add(new PublisherContract.Message(headers(r), r.value()));
-        }
-        return messages;
+    protected PublisherContract.Message read(ConsumerRecord<byte[], byte[]> r) {
+        return new PublisherContract.Message(headers(r), r.value());
     }
 
     static Map<String, String> headers(ConsumerRecord<byte[], byte[]> r) {

@@ -39,15 +39,23 @@ final class DeliveryWindow {
 
     /** Frees the delivery's slot (once; later calls do nothing) and sends what waits. */
     void release(Delivery delivery) {
-        if (delivery.giveBackSlot()) {
-            lock.lock();
-            try {
-                inFlight--;
-            } finally {
-                lock.unlock();
-            }
+        if (giveBack(delivery)) {
             drain();
         }
+    }
+
+    /** @return whether the delivery held a slot, now free (true once per delivery) */
+    private boolean giveBack(Delivery delivery) {
+        if (!delivery.giveBackSlot()) {
+            return false;
+        }
+        lock.lock();
+        try {
+            inFlight--;
+        } finally {
+            lock.unlock();
+        }
+        return true;
     }
 
     private void drain() {
@@ -73,14 +81,7 @@ final class DeliveryWindow {
                 sender.send(next, this);
             } catch (Exception e) {
                 next.ack.completeExceptionally(e);
-                if (next.giveBackSlot()) {
-                    lock.lock();
-                    try {
-                        inFlight--;
-                    } finally {
-                        lock.unlock();
-                    }
-                }
+                giveBack(next); // the loop goes on with the next waiting delivery
             }
         }
     }

@@ -7,6 +7,8 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.Sends;
+import io.txoutbox.transport.Settings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +20,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.eclipse.paho.client.mqttv3.MqttAsyncClient;
@@ -154,23 +155,12 @@ public final class MqttPublisher implements Publisher {
         if (toSend.isEmpty()) {
             return CompletableFuture.completedFuture(Arrays.asList(outcomes));
         }
-        session.connected().whenComplete((connected, error) -> {
-            if (error != null) {
-                for (Delivery d : toSend) {
-                    d.ack.completeExceptionally(error);
-                }
-            } else {
-                window.submit(toSend);
-            }
-        });
-        CompletableFuture<?>[] acks = new CompletableFuture<?>[toSend.size()];
-        for (int i = 0; i < acks.length; i++) {
-            acks[i] = toSend.get(i).ack;
+        List<CompletableFuture<Void>> acks = new ArrayList<>(toSend.size());
+        for (Delivery d : toSend) {
+            acks.add(d.ack);
         }
-        return CompletableFuture.allOf(acks)
-                .exceptionally(e -> null)
-                .completeOnTimeout(null, completionTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                .thenApply(done -> collect(deliveries, outcomes));
+        Sends.onceConnected(session.connected(), acks, connected -> window.submit(toSend));
+        return Sends.settled(acks, completionTimeout).thenApply(done -> collect(deliveries, outcomes));
     }
 
     private List<PublishOutcome> collect(Delivery[] deliveries, PublishOutcome[] outcomes) {
@@ -417,12 +407,7 @@ public final class MqttPublisher implements Publisher {
                         "MqttPublisher.Builder.topicPrefix '" + topicPrefix
                                 + "' must not contain the wildcards '+' or '#' or a NUL character");
             }
-            if (completionTimeout == null || completionTimeout.isNegative() || completionTimeout.isZero()) {
-                throw invalid(
-                        "completionTimeout",
-                        "> 0",
-                        "MqttPublisher.Builder.completionTimeout is " + completionTimeout + "; it must be positive");
-            }
+            Settings.checkPositive(completionTimeout, "MqttPublisher.Builder.completionTimeout");
             if (keepAlive == null || keepAlive.getSeconds() < 1 || keepAlive.getSeconds() > 65_535) {
                 throw invalid(
                         "keepAlive",

@@ -1,5 +1,6 @@
 package io.txoutbox.mqtt;
 
+import static io.txoutbox.test.transport.Publishing.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -21,7 +22,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -42,10 +42,7 @@ class MqttCloudEventsTest {
                         .serverUri(Subscriber.BROKER)
                         .cloudEvents(MAPPING)
                         .build()) {
-            assertThat(publisher
-                            .publish(List.of(json, binary))
-                            .toCompletableFuture()
-                            .get(30, TimeUnit.SECONDS))
+            assertThat(publish(publisher, List.of(json, binary), Duration.ofSeconds(30)))
                     .extracting(PublishOutcome::outcome)
                     .containsOnly(Outcome.PUBLISHED);
             await().atMost(Duration.ofSeconds(10)).until(() -> subscriber.raw().size() >= 2);

@@ -15,6 +15,7 @@ import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
 import io.txoutbox.transport.Errors;
+import io.txoutbox.transport.PreparedBatch;
 import io.txoutbox.transport.PublisherThreads;
 import io.txoutbox.transport.Settings;
 import java.io.IOException;
@@ -22,7 +23,7 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -139,7 +140,6 @@ public final class NatsPublisher implements Publisher {
     }
 
     private List<PublishOutcome> publishNow(List<ClaimedEvent> batch) {
-        PublishOutcome[] outcomes = new PublishOutcome[batch.size()];
         JetStream js;
         try {
             js = jetStream();
@@ -149,45 +149,25 @@ public final class NatsPublisher implements Publisher {
                 log.warn("{}: cannot connect, retrying on the next batch: {}", description, why);
             }
             reachable = false;
-            Arrays.fill(outcomes, PublishOutcome.retry("cannot reach NATS: " + why));
-            return Arrays.asList(outcomes);
+            return Collections.nCopies(batch.size(), PublishOutcome.retry("cannot reach NATS: " + why));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            Arrays.fill(outcomes, PublishOutcome.retry("interrupted while connecting to NATS"));
-            return Arrays.asList(outcomes);
+            return Collections.nCopies(batch.size(), PublishOutcome.retry("interrupted while connecting to NATS"));
         }
         long deadline = System.nanoTime() + publishTimeout.toNanos();
-        List<CompletableFuture<PublishAck>> acks = new ArrayList<>(batch.size());
-        String[] subjects = new String[batch.size()];
-        for (int i = 0; i < batch.size(); i++) {
-            acks.add(null);
-            ClaimedEvent event = batch.get(i);
+        PreparedBatch<Headers> prepared =
+                PreparedBatch.prepare(batch, router, Subjects::problem, this::headers, "the NATS message");
+        List<CompletableFuture<PublishAck>> acks = new ArrayList<>(Collections.nCopies(batch.size(), null));
+        for (int i : prepared.ready()) {
+            ClaimedEvent event = prepared.event(i);
+            String subject = prepared.destination(i);
             try {
-                subjects[i] = router.destinationOf(event);
-            } catch (RuntimeException e) {
-                outcomes[i] = PublishOutcome.dead("the router failed: " + e);
-                continue;
-            }
-            String problem = Subjects.problem(subjects[i]);
-            if (problem != null) {
-                outcomes[i] = PublishOutcome.dead(problem);
-                continue;
-            }
-            Headers headers;
-            try {
-                headers = headers(event);
-            } catch (RuntimeException e) {
-                // The same event maps the same way on every attempt: retrying cannot help.
-                outcomes[i] = PublishOutcome.dead("the NATS message could not be built: " + e.getMessage());
-                continue;
-            }
-            try {
-                acks.set(i, js.publishAsync(subjects[i], headers, event.payload(), publishOptions(event)));
+                acks.set(i, js.publishAsync(subject, prepared.message(i), event.payload(), publishOptions(event)));
             } catch (IllegalArgumentException e) {
                 // The client refuses what the server never accepts: a payload over max_payload, a bad header.
-                outcomes[i] = PublishOutcome.dead("NATS refused the message: " + e.getMessage());
+                prepared.set(i, PublishOutcome.dead("NATS refused the message: " + e.getMessage()));
             } catch (RuntimeException e) {
-                outcomes[i] = Failures.of(e, subjects[i]);
+                prepared.set(i, Failures.of(e, subject));
             }
         }
         int sent = 0;
@@ -200,20 +180,19 @@ public final class NatsPublisher implements Publisher {
             sent++;
             try {
                 ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                outcomes[i] = PublishOutcome.PUBLISHED; // a duplicate PubAck too: the stream holds the message
+                prepared.set(i, PublishOutcome.PUBLISHED); // a duplicate PubAck too: the stream holds the message
             } catch (TimeoutException e) {
                 unanswered++;
-                outcomes[i] = PublishOutcome.retry("no PubAck from JetStream within " + publishTimeout.toMillis()
-                        + " ms for subject " + subjects[i] + " (NatsPublisher.Builder.publishTimeout)");
+                prepared.set(
+                        i,
+                        PublishOutcome.retry("no PubAck from JetStream within " + publishTimeout.toMillis()
+                                + " ms for subject " + prepared.destination(i)
+                                + " (NatsPublisher.Builder.publishTimeout)"));
             } catch (ExecutionException e) {
-                outcomes[i] = Failures.of(e.getCause(), subjects[i]);
+                prepared.set(i, Failures.of(e.getCause(), prepared.destination(i)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                for (int j = i; j < batch.size(); j++) {
-                    if (outcomes[j] == null) {
-                        outcomes[j] = PublishOutcome.retry("interrupted while waiting for JetStream's PubAcks");
-                    }
-                }
+                prepared.fillMissing(PublishOutcome.retry("interrupted while waiting for JetStream's PubAcks"));
                 break;
             }
         }
@@ -221,7 +200,7 @@ public final class NatsPublisher implements Publisher {
             replaceIfSilent(js);
         }
         reachable = true;
-        return Arrays.asList(outcomes);
+        return prepared.outcomes();
     }
 
     /**

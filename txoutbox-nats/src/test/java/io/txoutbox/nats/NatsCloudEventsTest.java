@@ -1,6 +1,7 @@
 package io.txoutbox.nats;
 
 import static io.txoutbox.test.cloudevents.CloudEventsAssert.assertMapped;
+import static io.txoutbox.test.transport.Publishing.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cloudevents.CloudEvent;
@@ -23,10 +24,10 @@ import io.txoutbox.test.transport.ClaimedEvents;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 
@@ -57,10 +58,7 @@ class NatsCloudEventsTest {
                         .server(URL)
                         .cloudEvents(CloudEventsMapping.source("https://orders.example.com/outbox"))
                         .build()) {
-                    assertThat(publisher
-                                    .publish(List.of(event))
-                                    .toCompletableFuture()
-                                    .get(30, TimeUnit.SECONDS))
+                    assertThat(publish(publisher, List.of(event), Duration.ofSeconds(30)))
                             .extracting(PublishOutcome::outcome)
                             .containsExactly(Outcome.PUBLISHED);
                 }

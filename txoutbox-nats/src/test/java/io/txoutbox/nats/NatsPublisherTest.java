@@ -19,6 +19,7 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.test.TestEnv;
+import io.txoutbox.test.transport.Arrivals;
 import io.txoutbox.test.transport.PublisherContract;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -27,7 +28,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -86,21 +86,11 @@ class NatsPublisherTest extends PublisherContract {
     @Override
     protected Received subscribe(String subject) throws Exception {
         String stream = createStream(subject);
-        List<Message> messages = new CopyOnWriteArrayList<>();
         Dispatcher dispatcher = admin.createDispatcher();
-        admin.jetStream()
-                .subscribe(
-                        subject,
-                        dispatcher,
-                        msg -> messages.add(new Message(headers(msg.getHeaders()), msg.getData())),
-                        false,
-                        PushSubscribeOptions.builder().stream(stream)
-                                .ordered(true)
-                                .build());
-        return new Received() {
+        Arrivals<io.nats.client.Message> arrivals = new Arrivals<>() {
             @Override
-            public List<Message> messages() {
-                return List.copyOf(messages);
+            protected Message read(io.nats.client.Message msg) {
+                return new Message(headers(msg.getHeaders()), msg.getData());
             }
 
             @Override
@@ -108,6 +98,16 @@ class NatsPublisherTest extends PublisherContract {
                 admin.closeDispatcher(dispatcher);
             }
         };
+        admin.jetStream()
+                .subscribe(
+                        subject,
+                        dispatcher,
+                        arrivals::add,
+                        false,
+                        PushSubscribeOptions.builder().stream(stream)
+                                .ordered(true)
+                                .build());
+        return arrivals;
     }
 
     @Test

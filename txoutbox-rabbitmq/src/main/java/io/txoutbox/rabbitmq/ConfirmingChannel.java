@@ -7,8 +7,8 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownListener;
 import com.rabbitmq.client.ShutdownSignalException;
-import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.transport.PreparedBatch;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -38,8 +38,7 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
     // All below guarded by lock.
     private final NavigableMap<Long, Integer> unconfirmed = new TreeMap<>();
     private final Map<String, String> returned = new HashMap<>();
-    private List<ClaimedEvent> events;
-    private PublishOutcome[] outcomes;
+    private PreparedBatch<AMQP.BasicProperties> inFlight; // the batch being confirmed, null between batches
     private ShutdownSignalException shutdown;
 
     private ConfirmingChannel(Channel channel, String exchange) {
@@ -65,24 +64,17 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
     }
 
     /**
-     * Publishes the events at {@code indexes} and waits until each is settled or the timeout passes.
-     * Fills {@code results} at those indexes.
+     * Publishes the batch's ready events and waits until each is settled or the timeout passes. Sets
+     * their outcomes in the batch.
      *
      * @return whether the channel is clean for the next batch (everything settled, still open)
      */
-    boolean publishAndAwait(
-            List<ClaimedEvent> batch,
-            List<Integer> indexes,
-            List<String> routingKeys,
-            List<AMQP.BasicProperties> properties,
-            PublishOutcome[] results,
-            long timeoutNanos)
-            throws InterruptedException {
+    boolean publishAndAwait(PreparedBatch<AMQP.BasicProperties> batch, long timeoutNanos) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutNanos;
+        List<Integer> indexes = batch.ready();
         lock.lock();
         try {
-            events = batch;
-            outcomes = results;
+            inFlight = batch;
         } finally {
             lock.unlock();
         }
@@ -90,7 +82,6 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
         int sent = 0;
         for (; sent < indexes.size(); sent++) {
             int index = indexes.get(sent);
-            ClaimedEvent event = batch.get(index);
             lock.lock();
             try {
                 if (shutdown != null) {
@@ -102,7 +93,12 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
             }
             try {
                 // Outside the lock: the connection thread must be free to deliver acks while we write.
-                channel.basicPublish(exchange, routingKeys.get(sent), true, properties.get(sent), event.payload());
+                channel.basicPublish(
+                        exchange,
+                        batch.destination(index),
+                        true,
+                        batch.message(index),
+                        batch.event(index).payload());
             } catch (IOException | RuntimeException e) {
                 publishFailure = e;
                 sent++; // this one may or may not have left: it stays unconfirmed
@@ -124,15 +120,14 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
                                     + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
                                     + " ms (RabbitPublisher.Builder.confirmTimeout)");
             for (int index : unconfirmed.values()) {
-                results[index] = failure;
+                batch.set(index, failure);
             }
             for (int i = sent; i < indexes.size(); i++) {
-                results[indexes.get(i)] = failure;
+                batch.set(indexes.get(i), failure);
             }
             unconfirmed.clear();
             returned.clear();
-            events = null;
-            outcomes = null;
+            inFlight = null;
             return clean;
         } finally {
             lock.unlock();
@@ -152,22 +147,23 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
     private void settle(long deliveryTag, boolean multiple, boolean ack) {
         lock.lock();
         try {
-            if (outcomes == null) {
+            if (inFlight == null) {
                 return; // a late confirm of a batch that timed out: it already counts as a retry
             }
             Map<Long, Integer> confirmed = multiple
                     ? unconfirmed.headMap(deliveryTag, true)
                     : unconfirmed.subMap(deliveryTag, true, deliveryTag, true);
             for (int index : confirmed.values()) {
-                String unroutable = returned.remove(events.get(index).id().toString());
+                String unroutable = returned.remove(inFlight.event(index).id().toString());
                 if (!ack) {
-                    outcomes[index] =
+                    inFlight.set(
+                            index,
                             PublishOutcome.retry("nacked by RabbitMQ: it could not take responsibility for the message"
-                                    + " (for example a queue that rejects publishes when full)");
+                                    + " (for example a queue that rejects publishes when full)"));
                 } else if (unroutable != null) {
-                    outcomes[index] = PublishOutcome.dead(unroutable);
+                    inFlight.set(index, PublishOutcome.dead(unroutable));
                 } else {
-                    outcomes[index] = PublishOutcome.PUBLISHED;
+                    inFlight.set(index, PublishOutcome.PUBLISHED);
                 }
             }
             confirmed.clear();
@@ -189,7 +185,7 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
             byte[] body) {
         lock.lock();
         try {
-            if (outcomes != null && properties.getMessageId() != null) {
+            if (inFlight != null && properties.getMessageId() != null) {
                 returned.put(
                         properties.getMessageId(),
                         "unroutable: " + replyText + " exchange=" + Messages.describeExchange(returnedExchange)

@@ -9,13 +9,12 @@ import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
 import io.txoutbox.transport.Errors;
+import io.txoutbox.transport.PreparedBatch;
 import io.txoutbox.transport.PublisherThreads;
 import io.txoutbox.transport.Settings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
@@ -124,51 +123,19 @@ public final class RabbitPublisher implements Publisher {
     }
 
     private List<PublishOutcome> publishNow(List<ClaimedEvent> batch) {
-        PublishOutcome[] outcomes = new PublishOutcome[batch.size()];
-        List<Integer> indexes = new ArrayList<>(batch.size());
-        List<String> routingKeys = new ArrayList<>(batch.size());
-        List<AMQP.BasicProperties> props = new ArrayList<>(batch.size());
-        for (int i = 0; i < batch.size(); i++) {
-            String routingKey;
-            try {
-                routingKey = router.destinationOf(batch.get(i));
-            } catch (RuntimeException e) {
-                outcomes[i] = PublishOutcome.dead("the router failed: " + e);
-                continue;
-            }
-            String problem = Messages.routingKeyProblem(routingKey);
-            if (problem != null) {
-                outcomes[i] = PublishOutcome.dead(problem);
-                continue;
-            }
-            AMQP.BasicProperties p;
-            try {
-                p = properties.apply(batch.get(i));
-            } catch (RuntimeException e) {
-                // The same event maps the same way on every attempt: retrying cannot help.
-                outcomes[i] = PublishOutcome.dead("the AMQP message could not be built: " + e.getMessage());
-                continue;
-            }
-            indexes.add(i);
-            routingKeys.add(routingKey);
-            props.add(p);
+        PreparedBatch<AMQP.BasicProperties> prepared =
+                PreparedBatch.prepare(batch, router, Messages::routingKeyProblem, properties, "the AMQP message");
+        if (!prepared.ready().isEmpty()) {
+            send(prepared);
         }
-        if (!indexes.isEmpty()) {
-            send(batch, indexes, routingKeys, props, outcomes);
-        }
-        return Arrays.asList(outcomes);
+        return prepared.outcomes();
     }
 
-    private void send(
-            List<ClaimedEvent> batch,
-            List<Integer> indexes,
-            List<String> routingKeys,
-            List<AMQP.BasicProperties> props,
-            PublishOutcome[] out) {
+    private void send(PreparedBatch<AMQP.BasicProperties> batch) {
         String blocked = blockedReason;
         if (blocked != null) {
             // A blocked connection accepts writes into its socket and never confirms: fail fast instead.
-            fill(out, indexes, PublishOutcome.retry("RabbitMQ blocks publishers on this connection: " + blocked));
+            batch.fillMissing(PublishOutcome.retry("RabbitMQ blocks publishers on this connection: " + blocked));
             return;
         }
         ConfirmingChannel channel;
@@ -183,19 +150,15 @@ public final class RabbitPublisher implements Publisher {
             }
             reachable = false;
             abortConnection(); // a connection that cannot open a channel in time is of no use: start over
-            fill(out, indexes, PublishOutcome.retry("cannot reach RabbitMQ: " + why));
+            batch.fillMissing(PublishOutcome.retry("cannot reach RabbitMQ: " + why));
             return;
         }
         boolean clean = false;
         try {
-            clean = channel.publishAndAwait(batch, indexes, routingKeys, props, out, confirmTimeout.toNanos());
+            clean = channel.publishAndAwait(batch, confirmTimeout.toNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            for (int index : indexes) {
-                if (out[index] == null) {
-                    out[index] = PublishOutcome.retry("interrupted while waiting for RabbitMQ's confirms");
-                }
-            }
+            batch.fillMissing(PublishOutcome.retry("interrupted while waiting for RabbitMQ's confirms"));
         } finally {
             if (clean && !threads.isClosed()) {
                 idle.push(channel);
@@ -210,12 +173,6 @@ public final class RabbitPublisher implements Publisher {
     private void closeLater(ConfirmingChannel channel) {
         // Refused while shutting down: closing the connection closes the channel too.
         threads.executeUnlessClosed(channel::closeQuietly);
-    }
-
-    private static void fill(PublishOutcome[] out, List<Integer> indexes, PublishOutcome outcome) {
-        for (int index : indexes) {
-            out[index] = outcome;
-        }
     }
 
     private ConfirmingChannel acquire() throws IOException, TimeoutException {

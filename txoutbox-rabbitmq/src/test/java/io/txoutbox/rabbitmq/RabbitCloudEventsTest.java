@@ -1,6 +1,7 @@
 package io.txoutbox.rabbitmq;
 
 import static io.txoutbox.test.cloudevents.CloudEventsAssert.assertMapped;
+import static io.txoutbox.test.transport.Publishing.publish;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -24,7 +25,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
@@ -54,10 +54,7 @@ class RabbitCloudEventsTest {
                     .port(PORT)
                     .cloudEvents(CloudEventsMapping.source("/orders"))
                     .build()) {
-                assertThat(publisher
-                                .publish(List.of(event))
-                                .toCompletableFuture()
-                                .get(30, TimeUnit.SECONDS))
+                assertThat(publish(publisher, List.of(event), Duration.ofSeconds(30)))
                         .extracting(PublishOutcome::outcome)
                         .containsExactly(Outcome.PUBLISHED);
             }

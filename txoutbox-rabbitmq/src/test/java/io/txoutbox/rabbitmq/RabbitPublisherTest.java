@@ -7,11 +7,13 @@ import static org.awaitility.Awaitility.await;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.Delivery;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.test.TestEnv;
+import io.txoutbox.test.transport.Arrivals;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -292,23 +294,15 @@ class RabbitPublisherTest extends PublisherContract {
         Channel ch = admin.createChannel();
         String queue = ch.queueDeclare().getQueue(); // server-named, exclusive, auto-delete
         ch.queueBind(queue, exchange, routingKey);
-        List<Message> messages = new CopyOnWriteArrayList<>();
-        ch.basicConsume(
-                queue,
-                true,
-                (tag, delivery) -> {
-                    Map<String, String> headers = new HashMap<>();
-                    Map<String, Object> raw = delivery.getProperties().getHeaders();
-                    if (raw != null) {
-                        raw.forEach((k, v) -> headers.put(k, String.valueOf(v)));
-                    }
-                    messages.add(new Message(headers, delivery.getBody()));
-                },
-                tag -> {});
-        return new Received() {
+        Arrivals<Delivery> arrivals = new Arrivals<>() {
             @Override
-            public List<Message> messages() {
-                return List.copyOf(messages);
+            protected Message read(Delivery delivery) {
+                Map<String, String> headers = new HashMap<>();
+                Map<String, Object> raw = delivery.getProperties().getHeaders();
+                if (raw != null) {
+                    raw.forEach((k, v) -> headers.put(k, String.valueOf(v)));
+                }
+                return new Message(headers, delivery.getBody());
             }
 
             @Override
@@ -320,6 +314,8 @@ class RabbitPublisherTest extends PublisherContract {
                 }
             }
         };
+        ch.basicConsume(queue, true, (tag, delivery) -> arrivals.add(delivery), tag -> {});
+        return arrivals;
     }
 
     private static ConnectionFactory directFactory() {

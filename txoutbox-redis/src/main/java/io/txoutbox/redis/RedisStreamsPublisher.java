@@ -15,7 +15,8 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
-import io.txoutbox.transport.Errors;
+import io.txoutbox.transport.Sends;
+import io.txoutbox.transport.Settings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,7 +26,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Publishes outbox events to Redis Streams: one {@code XADD} per event, the whole batch pipelined on
@@ -120,20 +120,8 @@ public final class RedisStreamsPublisher implements Publisher {
         if (toSend.isEmpty()) {
             return CompletableFuture.completedFuture(Arrays.asList(outcomes));
         }
-        connector.connection().whenComplete((connection, error) -> {
-            if (error != null) {
-                Throwable cause = Errors.unwrap(error);
-                for (AsyncCommand<byte[], byte[], String> command : toSend) {
-                    command.completeExceptionally(cause);
-                }
-            } else {
-                send(connection, toSend);
-            }
-        });
-        return CompletableFuture.allOf(toSend.toArray(CompletableFuture<?>[]::new))
-                .exceptionally(e -> null)
-                .completeOnTimeout(null, commandTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                .thenApply(done -> collect(commands, keys, outcomes));
+        Sends.onceConnected(connector.connection(), toSend, connection -> send(connection, toSend));
+        return Sends.settled(toSend, commandTimeout).thenApply(done -> collect(commands, keys, outcomes));
     }
 
     private CommandArgs<byte[], byte[]> args(String key, ClaimedEvent event) {
@@ -339,12 +327,7 @@ public final class RedisStreamsPublisher implements Publisher {
                         "RedisStreamsPublisher.Builder.maxLen is " + maxLen + "; it must be between 1 and " + MAX_MAXLEN
                                 + " (leave it unset for no trimming)");
             }
-            if (commandTimeout == null || commandTimeout.isNegative() || commandTimeout.isZero()) {
-                throw invalid(
-                        "commandTimeout",
-                        "> 0",
-                        "RedisStreamsPublisher.Builder.commandTimeout is " + commandTimeout + "; it must be positive");
-            }
+            Settings.checkPositive(commandTimeout, "RedisStreamsPublisher.Builder.commandTimeout");
             boolean hasUri = uri != null || redisUri != null;
             if (connection != null) {
                 if (hasUri || client != null) {

@@ -8,6 +8,7 @@ import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
 import io.txoutbox.transport.Outcomes;
 import io.txoutbox.transport.PublisherThreads;
+import io.txoutbox.transport.Route;
 import io.txoutbox.transport.Settings;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -160,18 +161,12 @@ public final class SqsPublisher implements Publisher {
         Map<String, List<Entries.Entry>> byQueue = new LinkedHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             ClaimedEvent event = batch.get(i);
-            String queue;
-            try {
-                queue = router.destinationOf(event);
-            } catch (RuntimeException e) {
-                outcomes.set(i, PublishOutcome.dead("the router failed: " + e));
+            Route route = Route.of(event, router, QueueNames::problem);
+            if (route.dead() != null) {
+                outcomes.set(i, route.dead());
                 continue;
             }
-            String problem = QueueNames.problem(queue);
-            if (problem != null) {
-                outcomes.set(i, PublishOutcome.dead(problem));
-                continue;
-            }
+            String queue = route.destination();
             Entries.Encoded encoded = Entries.encode(i, event, QueueNames.isFifo(queue), maxMessageBytes);
             if (encoded.problem() != null) {
                 outcomes.set(i, PublishOutcome.dead(encoded.problem()));

@@ -1,9 +1,7 @@
 package io.txoutbox.sqs;
 
+import io.txoutbox.test.transport.Arrivals;
 import io.txoutbox.test.transport.PublisherContract;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
@@ -12,9 +10,8 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageResponse;
  * Receives everything that arrives on one queue, directly from ElasticMQ, on a thread of its own
  * (long polls of one second), and deletes what it received.
  */
-final class QueueReader implements PublisherContract.Received {
+final class QueueReader extends Arrivals<Message> {
     private final String url;
-    private final List<Message> raw = new CopyOnWriteArrayList<>();
     private final Thread poller;
     private volatile boolean stopped;
 
@@ -38,7 +35,7 @@ final class QueueReader implements PublisherContract.Received {
             if (r == null || !r.hasMessages() || r.messages().isEmpty()) {
                 continue;
             }
-            raw.addAll(r.messages());
+            addAll(r.messages());
             ElasticMq.server()
                     .deleteReceived(url, r.messages())
                     .exceptionally(e -> null)
@@ -46,18 +43,9 @@ final class QueueReader implements PublisherContract.Received {
         }
     }
 
-    /** @return every message as SQS delivered it */
-    List<Message> raw() {
-        return List.copyOf(raw);
-    }
-
     @Override
-    public List<PublisherContract.Message> messages() {
-        List<PublisherContract.Message> messages = new ArrayList<>();
-        for (Message m : raw) {
-            messages.add(new PublisherContract.Message(SqsMessages.headersOf(m), SqsMessages.payloadOf(m)));
-        }
-        return messages;
+    protected PublisherContract.Message read(Message m) {
+        return new PublisherContract.Message(SqsMessages.headersOf(m), SqsMessages.payloadOf(m));
     }
 
     @Override

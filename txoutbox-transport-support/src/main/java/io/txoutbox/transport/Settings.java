@@ -69,6 +69,17 @@ public final class Settings {
         check(timeoutBounded(timeout), setting, "10 minutes", boundMessage(timeout, setting));
     }
 
+    /**
+     * @param duration the value given
+     * @param setting its name, for example {@code MqttPublisher.Builder.completionTimeout}
+     * @throws OutboxValidationException unless positive: {@link OutboxValidationException#notPositive}
+     */
+    public static void checkPositive(Duration duration, String setting) {
+        if (!timeoutPositive(duration)) {
+            throw OutboxValidationException.notPositive(setting, duration);
+        }
+    }
+
     private static boolean timeoutPositive(Duration timeout) {
         return timeout != null && !timeout.isNegative() && !timeout.isZero();
     }

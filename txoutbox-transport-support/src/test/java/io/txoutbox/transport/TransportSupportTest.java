@@ -5,13 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Router;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
@@ -121,5 +129,120 @@ class TransportSupportTest {
         slots.set(1, PublishOutcome.PUBLISHED);
         PublishOutcome late = PublishOutcome.retry("no answer in time");
         assertThat(Outcomes.orElse(slots, late)).containsExactly(late, PublishOutcome.PUBLISHED, late);
+    }
+
+    @Test
+    void an_event_that_cannot_be_routed_or_built_is_dead_and_the_others_are_ready() {
+        List<ClaimedEvent> batch = List.of(
+                event("ok", null),
+                event("boom", null),
+                event("bad", null),
+                event("unbuildable", null),
+                event("x", "own"));
+        Router router = e -> {
+            if (e.aggregateType().equals("boom")) {
+                throw new IllegalStateException("no route");
+            }
+            return "to-" + e.aggregateType();
+        };
+        PreparedBatch<String> prepared = PreparedBatch.prepare(
+                batch,
+                router,
+                destination -> destination.equals("to-bad") ? "destination 'to-bad' is refused" : null,
+                e -> {
+                    if (e.aggregateType().equals("unbuildable")) {
+                        throw new IllegalArgumentException("header too long");
+                    }
+                    return "message of " + e.aggregateType();
+                },
+                "the unit message");
+
+        assertThat(prepared.ready()).containsExactly(0, 4);
+        assertThat(prepared.destination(0)).isEqualTo("to-ok");
+        assertThat(prepared.message(0)).isEqualTo("message of ok");
+        assertThat(prepared.destination(4)).isEqualTo("own");
+        assertThat(prepared.event(4)).isSameAs(batch.get(4));
+        assertThat(prepared.outcomes())
+                .containsExactly(
+                        null,
+                        PublishOutcome.dead("the router failed: java.lang.IllegalStateException: no route"),
+                        PublishOutcome.dead("destination 'to-bad' is refused"),
+                        PublishOutcome.dead("the unit message could not be built: header too long"),
+                        null);
+
+        prepared.set(0, PublishOutcome.PUBLISHED);
+        prepared.fillMissing(PublishOutcome.retry("no confirm"));
+        assertThat(prepared.outcomes().get(0)).isEqualTo(PublishOutcome.PUBLISHED);
+        assertThat(prepared.outcomes().get(2)).isEqualTo(PublishOutcome.dead("destination 'to-bad' is refused"));
+        assertThat(prepared.outcomes().get(4)).isEqualTo(PublishOutcome.retry("no confirm"));
+    }
+
+    private static ClaimedEvent event(String aggregateType, String destination) {
+        return new ClaimedEvent(
+                UUID.randomUUID(),
+                aggregateType,
+                "a-1",
+                "unit.tested",
+                1,
+                new byte[] {'{', '}'},
+                "application/json",
+                Map.of(),
+                null,
+                destination,
+                Instant.now(),
+                1,
+                null);
+    }
+
+    @Test
+    void a_duration_that_is_not_positive_is_refused_naming_the_setting() {
+        Settings.checkPositive(Duration.ofMillis(1), "X.wait");
+        assertThat(validationError(() -> Settings.checkPositive(Duration.ZERO, "X.wait")))
+                .hasMessage("X.wait is PT0S; it must be positive")
+                .extracting(OutboxValidationException::field, OutboxValidationException::limit)
+                .containsExactly("X.wait", "> 0");
+        assertThat(validationError(() -> Settings.checkPositive(null, "X.wait")))
+                .hasMessage("X.wait is null; it must be positive");
+    }
+
+    @Test
+    void sends_start_once_connected_and_a_failed_connect_fails_every_send() {
+        CompletableFuture<String> connecting = new CompletableFuture<>();
+        List<CompletableFuture<Void>> sends = List.of(new CompletableFuture<>(), new CompletableFuture<>());
+        List<String> sentOn = new ArrayList<>();
+        Sends.onceConnected(connecting, sends, sentOn::add);
+        connecting.complete("connection-1");
+        assertThat(sentOn).containsExactly("connection-1");
+
+        CompletableFuture<String> refused = new CompletableFuture<>();
+        IOException down = new IOException("connection refused");
+        Sends.onceConnected(refused, sends, c -> sentOn.add("never"));
+        refused.completeExceptionally(new CompletionException(down));
+        assertThat(sentOn).containsExactly("connection-1");
+        assertThat(sends).allSatisfy(s -> assertThatThrownBy(s::join).hasCause(down));
+    }
+
+    @Test
+    void a_batch_is_settled_when_every_send_is_done_or_the_timeout_passed() throws Exception {
+        CompletableFuture<Void> ok = new CompletableFuture<>();
+        CompletableFuture<Void> failed = new CompletableFuture<>();
+        CompletableFuture<Void> settled = Sends.settled(List.of(ok, failed), Duration.ofMinutes(1));
+        ok.complete(null);
+        assertThat(settled).isNotDone();
+        failed.completeExceptionally(new IOException("nack"));
+        assertThat(settled).isCompletedWithValue(null);
+
+        CompletableFuture<Void> silent = new CompletableFuture<>();
+        assertThat(Sends.settled(List.of(silent), Duration.ofMillis(50)).get(10, TimeUnit.SECONDS))
+                .isNull();
+        assertThat(silent).isNotDone();
+    }
+
+    @Test
+    void an_optional_library_is_there_when_its_class_loads() {
+        assertThat(ClassPath.has("io.txoutbox.spi.Publisher", TransportSupportTest.class))
+                .isTrue();
+        assertThat(ClassPath.has("io.txoutbox.NotThere", TransportSupportTest.class))
+                .isFalse();
     }
 }

@@ -7,6 +7,7 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.transport.ClassPath;
 import io.txoutbox.transport.PublisherThreads;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -624,7 +625,8 @@ public final class WebhookPublisher implements Publisher {
          *     networks are not allowed
          */
         public WebhookPublisher build() {
-            if (cloudEvents != null && !onClassPath("io.cloudevents.http.HttpMessageFactory")) {
+            if (cloudEvents != null
+                    && !ClassPath.has("io.cloudevents.http.HttpMessageFactory", WebhookPublisher.class)) {
                 throw new OutboxValidationException(
                         "WebhookPublisher.cloudEvents",
                         null,
@@ -669,15 +671,6 @@ public final class WebhookPublisher implements Publisher {
             WebhookPublisher publisher = new WebhookPublisher(this);
             log.info("webhook publisher built: {}", publisher);
             return publisher;
-        }
-
-        private static boolean onClassPath(String className) {
-            try {
-                Class.forName(className, false, WebhookPublisher.class.getClassLoader());
-                return true;
-            } catch (ClassNotFoundException | LinkageError e) {
-                return false;
-            }
         }
 
         private static void refuseLiteral(WebhookEndpoint endpoint) {

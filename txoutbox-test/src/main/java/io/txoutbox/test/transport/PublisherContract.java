@@ -30,7 +30,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
@@ -293,10 +292,7 @@ public abstract class PublisherContract {
     /** Publishes and waits up to the confirm timeout; a failed or late stage means every event retries. */
     protected List<PublishOutcome> publishOrTimeOut(Publisher publisher, List<ClaimedEvent> batch) {
         try {
-            return publisher
-                    .publish(batch)
-                    .toCompletableFuture()
-                    .get(confirmTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            return Publishing.publish(publisher, batch, confirmTimeout());
         } catch (TimeoutException | ExecutionException e) {
             List<PublishOutcome> retries = new ArrayList<>();
             for (int i = 0; i < batch.size(); i++) {
@@ -311,10 +307,7 @@ public abstract class PublisherContract {
 
     /** Publishes and waits up to the confirm timeout, failing the test if the stage fails. */
     protected List<PublishOutcome> publish(Publisher publisher, List<ClaimedEvent> batch) throws Exception {
-        return publisher
-                .publish(batch)
-                .toCompletableFuture()
-                .get(confirmTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        return Publishing.publish(publisher, batch, confirmTimeout());
     }
 
     /**

@@ -1,0 +1,33 @@
+package io.txoutbox.transport;
+
+import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Router;
+import java.util.function.Function;
+
+/**
+ * Where one event goes, or why it can never go anywhere: the same event routes the same way on every
+ * attempt, so a router that fails or a destination the broker refuses makes it {@code DEAD}.
+ *
+ * @param destination the router's destination; {@code null} when {@code dead} is set
+ * @param dead the event's {@code DEAD} outcome, or {@code null} when it has a destination
+ */
+public record Route(String destination, PublishOutcome dead) {
+    /**
+     * @param event the claimed event
+     * @param router gives its destination
+     * @param destinationProblem why a destination can never be published to, or {@code null} when it can
+     * @return its destination, or its {@code DEAD} outcome: {@code "the router failed: <error>"} or the
+     *     destination's problem as it is
+     */
+    public static Route of(ClaimedEvent event, Router router, Function<String, String> destinationProblem) {
+        String destination;
+        try {
+            destination = router.destinationOf(event);
+        } catch (RuntimeException e) {
+            return new Route(null, PublishOutcome.dead("the router failed: " + e));
+        }
+        String problem = destinationProblem.apply(destination);
+        return problem != null ? new Route(null, PublishOutcome.dead(problem)) : new Route(destination, null);
+    }
+}
