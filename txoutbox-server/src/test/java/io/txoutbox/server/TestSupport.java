@@ -1,5 +1,7 @@
 package io.txoutbox.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariConfig;
@@ -257,6 +259,18 @@ final class TestSupport {
                 commands,
                 args);
         return new CliResult(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Creates the tables of a configuration's sources the way an operator would, with {@code txoutbox schema
+     * --apply --config FILE}, and fails the test when the command does not succeed.
+     *
+     * @return what the command printed and returned
+     */
+    static CliResult applySchema(Path config) {
+        CliResult applied = cli(Map.of(), "schema", "--apply", "--config", config.toString());
+        assertThat(applied.exitCode()).as(applied.err()).isZero();
+        return applied;
     }
 
     /** Starts {@code txoutbox ARGS} in a child JVM with this test's classpath. */
