@@ -241,6 +241,20 @@ final class TestSupport {
         }
     }
 
+    /**
+     * @param stats a source's {@code /stats} answer
+     * @param name a route's name
+     * @return the entry of {@code routes} with that name; the test fails when there is none
+     */
+    static JsonNode route(JsonNode stats, String name) {
+        for (JsonNode r : stats.path("routes")) {
+            if (r.path("name").asText().equals(name)) {
+                return r;
+            }
+        }
+        throw new AssertionError("no route " + name + " in " + stats.path("routes"));
+    }
+
     /** What {@link TxoutboxCli#execute} printed and returned. */
     record CliResult(int exitCode, String out, String err) {}
 
