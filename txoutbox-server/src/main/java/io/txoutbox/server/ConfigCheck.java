@@ -96,19 +96,13 @@ final class ConfigCheck {
             }
             Dialect dialect;
             try {
-                dialect = s.dialect().equals("auto") ? Dialect.detect(pool) : Dialect.named(s.dialect());
+                dialect = s.resolveDialect(pool);
             } catch (OutboxException e) {
                 fail(label, key + ".dialect", e.getMessage());
                 return;
             }
-            Outbox.Builder b = Outbox.builder(pool)
-                    .table(s.table())
-                    .dialect(dialect)
-                    .createSchemaIfMissing(false)
-                    .validateSchema(true);
-            if (s.ordered() != null) {
-                b.ordered(s.ordered());
-            }
+            Outbox.Builder b =
+                    s.outboxBuilder(pool, dialect).createSchemaIfMissing(false).validateSchema(true);
             String db = "database " + Masking.jdbcUrl(s.jdbcUrl()) + " (" + dialect.name() + ")";
             try {
                 b.build().close();

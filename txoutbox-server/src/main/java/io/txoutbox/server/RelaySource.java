@@ -165,19 +165,14 @@ final class RelaySource implements AutoCloseable {
         pool = new HikariDataSource(h);
         created.add(pool);
         try {
-            dialect = config.dialect().equals("auto") ? Dialect.detect(pool) : Dialect.named(config.dialect());
+            dialect = config.resolveDialect(pool);
         } catch (OutboxException e) {
             throw new ConfigException(key + ".dialect", e.getMessage(), e);
         }
-        Outbox.Builder b = Outbox.builder(pool)
-                .table(config.table())
-                .dialect(dialect)
+        Outbox.Builder b = config.outboxBuilder(pool, dialect)
                 .createSchemaIfMissing(config.createSchema())
                 .foreignWriterWakeups(config.foreignWriterWakeups())
                 .publishedPartitions(config.publishedPartitions());
-        if (config.ordered() != null) {
-            b.ordered(config.ordered());
-        }
         try {
             outbox = b.build();
             created.add(outbox);

@@ -3,7 +3,6 @@ package io.txoutbox.server;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Dialect;
-import io.txoutbox.Outbox;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxTable;
 import java.io.PrintWriter;
@@ -107,17 +106,13 @@ final class SchemaCommand implements Callable<Integer> {
                 throw new ConfigException(
                         key + ".jdbc-url", "cannot connect (" + Masking.jdbcUrl(s.jdbcUrl()) + "): " + e.getMessage());
             }
-            Dialect d = s.dialect().equals("auto") ? Dialect.detect(ds) : Dialect.named(s.dialect());
-            Outbox.Builder b = Outbox.builder(ds)
-                    .table(s.table())
-                    .dialect(d)
+            Dialect d = s.resolveDialect(ds);
+            s.outboxBuilder(ds, d)
                     .createSchemaIfMissing(true)
                     .foreignWriterWakeups(s.foreignWriterWakeups())
-                    .publishedPartitions(s.publishedPartitions());
-            if (s.ordered() != null) {
-                b.ordered(s.ordered());
-            }
-            b.build().close();
+                    .publishedPartitions(s.publishedPartitions())
+                    .build()
+                    .close();
             out.println("source " + s.name() + ": table " + s.table() + " is ready (" + d.name() + ")");
         }
     }

@@ -2,10 +2,13 @@ package io.txoutbox.server;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.txoutbox.DeadHeadPolicy;
+import io.txoutbox.Dialect;
+import io.txoutbox.Outbox;
 import io.txoutbox.admin.AdminJson;
 import io.txoutbox.relay.Backoff;
 import java.time.Duration;
 import java.util.List;
+import javax.sql.DataSource;
 
 /**
  * The whole configuration of a relay server, validated: what {@link ConfigLoader} reads from YAML and
@@ -126,6 +129,29 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
             h.setConnectionTimeout(connectTimeout.toMillis());
             h.setInitializationFailTimeout(-1);
             return h;
+        }
+
+        /**
+         * @param pool a pool on this source's database
+         * @return the dialect this source names, or for {@code auto} the one the database reports
+         * @throws io.txoutbox.OutboxException when the dialect is unknown or the database's cannot be detected
+         */
+        Dialect resolveDialect(DataSource pool) {
+            return dialect.equals("auto") ? Dialect.detect(pool) : Dialect.named(dialect);
+        }
+
+        /**
+         * @param pool a pool on this source's database
+         * @param dialect its dialect ({@link #resolveDialect})
+         * @return a builder of this source's outbox: its table, in that dialect, ordered when it says so; the
+         *     caller sets the rest (whether the table is created or checked)
+         */
+        Outbox.Builder outboxBuilder(DataSource pool, Dialect dialect) {
+            Outbox.Builder b = Outbox.builder(pool).table(table).dialect(dialect);
+            if (ordered != null) {
+                b.ordered(ordered);
+            }
+            return b;
         }
     }
 

@@ -2,6 +2,7 @@ package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.http;
+import static io.txoutbox.server.TestSupport.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -304,14 +305,5 @@ class BrokerTransportsTest {
                 .contains("transport.redis (route 'redis', types [d.*]): OK: Redis at")
                 .contains("transport.mqtt (route 'mqtt', types [m.*]): OK: MQTT broker")
                 .contains("check OK: 1 source(s), 5 route(s)");
-    }
-
-    private static JsonNode route(JsonNode stats, String name) {
-        for (JsonNode r : stats.path("routes")) {
-            if (r.path("name").asText().equals(name)) {
-                return r;
-            }
-        }
-        throw new AssertionError("no route " + name + " in " + stats.path("routes"));
     }
 }

@@ -35,8 +35,7 @@ class DryRunCheckTest {
         receiver = new TestReceiver();
         adminPort = TestSupport.freePort();
         Path config = TestSupport.write(dir, "schema.yaml", yaml(TABLE, false, ""));
-        TestSupport.CliResult applied = cli(Map.of(), "schema", "--apply", "--config", config.toString());
-        assertThat(applied.exitCode()).as(applied.err()).isZero();
+        TestSupport.applySchema(config);
         sql("INSERT INTO " + TABLE + " (id, aggregate_type, aggregate_id, event_type, payload) VALUES"
                 + " (gen_random_uuid(), 'order', 'o-1', 'order.placed', convert_to('{}', 'UTF8')),"
                 + " (gen_random_uuid(), 'order', 'o-2', 'order.placed', convert_to('{}', 'UTF8')),"

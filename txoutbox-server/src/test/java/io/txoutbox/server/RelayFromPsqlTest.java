@@ -1,6 +1,5 @@
 package io.txoutbox.server;
 
-import static io.txoutbox.server.TestSupport.cli;
 import static io.txoutbox.server.TestSupport.count;
 import static io.txoutbox.server.TestSupport.psql;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -10,7 +9,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,8 +33,7 @@ class RelayFromPsqlTest {
         receiver = new TestReceiver();
         Path config = TestSupport.write(dir, "psql.yaml", TestSupport.yaml(TABLE, receiver.url(), false, ""));
         // The table is created the way an operator would: txoutbox schema --apply.
-        TestSupport.CliResult applied = cli(Map.of(), "schema", "--apply", "--config", config.toString());
-        assertThat(applied.exitCode()).as(applied.err()).isZero();
+        TestSupport.CliResult applied = TestSupport.applySchema(config);
         assertThat(applied.out()).contains("table " + TABLE + " is ready");
         server = RelayServer.start(ConfigLoader.load(config, System.getenv()::get));
     }

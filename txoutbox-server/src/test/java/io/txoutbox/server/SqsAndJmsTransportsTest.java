@@ -2,6 +2,7 @@ package io.txoutbox.server;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.http;
+import static io.txoutbox.server.TestSupport.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -259,14 +260,5 @@ class SqsAndJmsTransportsTest {
                 .contains("configuration error: sources[0].routes[0].transport.sqs: cannot reach sqs http://127.0.0.1:"
                         + closed);
         assertThat(r.out() + r.err()).doesNotContain(ElasticMqServer.SECRET_KEY).doesNotContain(JMS_PASSWORD);
-    }
-
-    private static JsonNode route(JsonNode stats, String name) {
-        for (JsonNode r : stats.path("routes")) {
-            if (r.path("name").asText().equals(name)) {
-                return r;
-            }
-        }
-        throw new AssertionError("no route " + name + " in " + stats.path("routes"));
     }
 }

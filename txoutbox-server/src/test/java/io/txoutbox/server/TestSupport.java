@@ -1,5 +1,7 @@
 package io.txoutbox.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariConfig;
@@ -239,6 +241,20 @@ final class TestSupport {
         }
     }
 
+    /**
+     * @param stats a source's {@code /stats} answer
+     * @param name a route's name
+     * @return the entry of {@code routes} with that name; the test fails when there is none
+     */
+    static JsonNode route(JsonNode stats, String name) {
+        for (JsonNode r : stats.path("routes")) {
+            if (r.path("name").asText().equals(name)) {
+                return r;
+            }
+        }
+        throw new AssertionError("no route " + name + " in " + stats.path("routes"));
+    }
+
     /** What {@link TxoutboxCli#execute} printed and returned. */
     record CliResult(int exitCode, String out, String err) {}
 
@@ -257,6 +273,18 @@ final class TestSupport {
                 commands,
                 args);
         return new CliResult(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Creates the tables of a configuration's sources the way an operator would, with {@code txoutbox schema
+     * --apply --config FILE}, and fails the test when the command does not succeed.
+     *
+     * @return what the command printed and returned
+     */
+    static CliResult applySchema(Path config) {
+        CliResult applied = cli(Map.of(), "schema", "--apply", "--config", config.toString());
+        assertThat(applied.exitCode()).as(applied.err()).isZero();
+        return applied;
     }
 
     /** Starts {@code txoutbox ARGS} in a child JVM with this test's classpath. */

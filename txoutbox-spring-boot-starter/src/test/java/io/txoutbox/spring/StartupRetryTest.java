@@ -1,9 +1,9 @@
 package io.txoutbox.spring;
 
+import static io.txoutbox.spring.TxOutboxAutoConfigurationTest.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.txoutbox.OutboxEvent;
 import io.txoutbox.test.RecordingPublisher;
 import io.txoutbox.test.TcpProxy;
 import java.net.URI;
@@ -19,8 +19,6 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -64,7 +62,7 @@ class StartupRetryTest {
         proxy = new TcpProxy(PG.getHost(), PG.getPort());
         proxy.cut();
         runner("jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + PG.getPath())
-                .withUserConfiguration(PublisherConfig.class)
+                .withUserConfiguration(TxOutboxAutoConfigurationTest.PublisherConfig.class)
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     SpringOutbox outbox = context.getBean(SpringOutbox.class);
@@ -83,10 +81,7 @@ class StartupRetryTest {
                     await().atMost(Duration.ofSeconds(10)).until(() -> relay.relay() != null);
                     assertThat(health.health().getStatus()).isEqualTo(Status.UP);
                     context.getBean(TransactionTemplate.class)
-                            .executeWithoutResult(s -> outbox.append(OutboxEvent.builder("order.placed")
-                                    .aggregate("order", "o-1")
-                                    .jsonPayload("{}")
-                                    .build()));
+                            .executeWithoutResult(s -> outbox.append(event("order.placed", "o-1")));
                     RecordingPublisher broker = context.getBean(RecordingPublisher.class);
                     await().atMost(Duration.ofSeconds(20)).until(() -> broker.publishedCount() == 1);
                 });
@@ -127,13 +122,5 @@ class StartupRetryTest {
                     assertThat(a.getDescription()).contains("SQLState 08");
                     assertThat(a.getAction()).contains("cannot be reached").contains("txoutbox.startup.retry");
                 });
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class PublisherConfig {
-        @Bean
-        RecordingPublisher publisher() {
-            return new RecordingPublisher();
-        }
     }
 }

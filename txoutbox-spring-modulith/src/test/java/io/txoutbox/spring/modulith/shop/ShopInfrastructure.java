@@ -25,13 +25,17 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
-import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.support.GenericApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 
 /**
  * What one test class of the shop runs on, unique to it and removed by {@link #close()}: a PostgreSQL schema
  * (the orders table, the outbox table, Modulith's event publication table), a RabbitMQ topic exchange with a
  * queue bound to every routing key and a consumer that records what arrives, and a {@link TcpProxy} between
- * the relay's publisher and RabbitMQ to cut the broker off.
+ * the relay's publisher and RabbitMQ to cut the broker off. A test class gets one with {@code
+ * @ContextConfiguration(initializers = ShopInfrastructure.Initializer.class)} and {@code shop.name} (see
+ * {@link Initializer}).
  */
 public final class ShopInfrastructure implements AutoCloseable {
     /** The local PostgreSQL; override with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER. */
@@ -93,7 +97,7 @@ public final class ShopInfrastructure implements AutoCloseable {
      * @param name a short name for the test class, part of every name this creates
      * @return the infrastructure, created
      */
-    public static ShopInfrastructure start(String name) {
+    private static ShopInfrastructure start(String name) {
         try {
             return new ShopInfrastructure(name);
         } catch (IOException | TimeoutException e) {
@@ -101,16 +105,41 @@ public final class ShopInfrastructure implements AutoCloseable {
         }
     }
 
-    /** Points the application at this schema: data source, outbox table, Modulith's publication table. */
-    public void register(DynamicPropertyRegistry registry) {
-        registry.add("spring.datasource.url", () -> PG_URL);
-        registry.add("spring.datasource.username", () -> PG_USER);
-        registry.add("spring.datasource.hikari.maximum-pool-size", () -> "6");
-        registry.add("shop.schema", () -> schema);
-        registry.add("txoutbox.table", () -> schema + ".outbox");
-        registry.add("txoutbox.create-schema", () -> "true");
-        registry.add("spring.modulith.events.jdbc.schema", () -> schema);
-        registry.add("spring.modulith.events.jdbc.schema-initialization.enabled", () -> "true");
+    /**
+     * Starts a shop for a test class's context and hands it to that context: the application's properties
+     * point at its schema (data source, outbox table, Modulith's publication table), and the shop (bean
+     * {@code shopInfrastructure}) and its {@link #publisher()} (the relay's transport) are beans, so that the
+     * shop is removed when the context closes, after the relay stopped and the publisher closed.
+     *
+     * <p>The test class names its shop with the property {@code shop.name} (a short name, part of every name
+     * the shop creates).
+     */
+    public static final class Initializer implements ApplicationContextInitializer<GenericApplicationContext> {
+        @Override
+        public void initialize(GenericApplicationContext context) {
+            ShopInfrastructure shop = start(context.getEnvironment().getRequiredProperty("shop.name"));
+            context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("shop", shop.properties()));
+            context.registerBean("shopInfrastructure", ShopInfrastructure.class, () -> shop);
+            context.registerBean(
+                    "rabbitPublisher",
+                    RabbitPublisher.class,
+                    shop::publisher,
+                    publisher -> publisher.setDependsOn("shopInfrastructure"));
+        }
+    }
+
+    /** @return the properties that point the application at this schema */
+    private Map<String, Object> properties() {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("spring.datasource.url", PG_URL);
+        properties.put("spring.datasource.username", PG_USER);
+        properties.put("spring.datasource.hikari.maximum-pool-size", "6");
+        properties.put("shop.schema", schema);
+        properties.put("txoutbox.table", schema + ".outbox");
+        properties.put("txoutbox.create-schema", "true");
+        properties.put("spring.modulith.events.jdbc.schema", schema);
+        properties.put("spring.modulith.events.jdbc.schema-initialization.enabled", "true");
+        return properties;
     }
 
     /** @return a publisher to this exchange, through the proxy */

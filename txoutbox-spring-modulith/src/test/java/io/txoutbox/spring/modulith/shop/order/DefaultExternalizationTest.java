@@ -2,20 +2,16 @@ package io.txoutbox.spring.modulith.shop.order;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.txoutbox.rabbitmq.RabbitPublisher;
 import io.txoutbox.spring.modulith.shop.ShopInfrastructure;
 import io.txoutbox.spring.modulith.shop.ShopInfrastructure.Message;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.ApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.modulith.events.EventExternalizationConfiguration;
 import org.springframework.modulith.events.core.EventPublicationRegistry;
 import org.springframework.modulith.test.ApplicationModuleTest;
 import org.springframework.modulith.test.Scenario;
 import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.ContextConfiguration;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -24,8 +20,10 @@ import org.springframework.test.context.TestPropertySource;
  */
 @ApplicationModuleTest
 @DirtiesContext
+@ContextConfiguration(initializers = ShopInfrastructure.Initializer.class)
 @TestPropertySource(
         properties = {
+            "shop.name=defaults",
             "spring.modulith.events.externalization.enabled=false",
             "shop.custom-externalization=false",
             // No registry: Modulith's event publication auto-configuration (in 2.0 it needs a registry) and the JDBC
@@ -36,30 +34,12 @@ import org.springframework.test.context.TestPropertySource;
             "txoutbox.relay.poll-interval=500ms"
         })
 class DefaultExternalizationTest {
-    private static final ShopInfrastructure SHOP = ShopInfrastructure.start("defaults");
-
-    @DynamicPropertySource
-    static void shop(DynamicPropertyRegistry registry) {
-        SHOP.register(registry);
-    }
-
-    @TestConfiguration(proxyBeanMethods = false)
-    static class Broker {
-        @Bean
-        ShopInfrastructure shopInfrastructure() {
-            return SHOP;
-        }
-
-        @Bean
-        RabbitPublisher rabbitPublisher(ShopInfrastructure shop) {
-            return shop.publisher();
-        }
-    }
-
+    private final ShopInfrastructure shop;
     private final OrderService orders;
     private final ApplicationContext context;
 
-    DefaultExternalizationTest(OrderService orders, ApplicationContext context) {
+    DefaultExternalizationTest(ShopInfrastructure shop, OrderService orders, ApplicationContext context) {
+        this.shop = shop;
         this.orders = orders;
         this.context = context;
     }
@@ -71,7 +51,7 @@ class DefaultExternalizationTest {
         assertThat(context.getBeansOfType(EventPublicationRegistry.class)).isEmpty();
 
         scenario.stimulate(() -> orders.place("d-1", 100, "eu-west"))
-                .andWaitForStateChange(() -> SHOP.messageFor("d-1"))
+                .andWaitForStateChange(() -> shop.messageFor("d-1"))
                 .andVerify(found -> {
                     Message m = found.orElseThrow();
                     assertThat(m.routingKey()).as("the annotation's target").isEqualTo("orders");
@@ -80,7 +60,7 @@ class DefaultExternalizationTest {
                 });
 
         scenario.stimulate(() -> orders.cancel("d-2"))
-                .andWaitForStateChange(() -> SHOP.received().stream()
+                .andWaitForStateChange(() -> shop.received().stream()
                         .filter(m -> m.body().contains("\"d-2\""))
                         .findFirst())
                 .andVerify(found -> assertThat(found.orElseThrow().routingKey())

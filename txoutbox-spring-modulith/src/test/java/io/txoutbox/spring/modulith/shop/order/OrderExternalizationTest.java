@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxStats;
-import io.txoutbox.rabbitmq.RabbitPublisher;
 import io.txoutbox.relay.Backoff;
 import io.txoutbox.spring.RelayCustomizer;
 import io.txoutbox.spring.SpringOutbox;
@@ -24,8 +23,7 @@ import org.springframework.modulith.test.ApplicationModuleTest;
 import org.springframework.modulith.test.AssertablePublishedEvents;
 import org.springframework.modulith.test.Scenario;
 import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.ContextConfiguration;
 import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -38,8 +36,10 @@ import tools.jackson.databind.json.JsonMapper;
  */
 @ApplicationModuleTest
 @DirtiesContext
+@ContextConfiguration(initializers = ShopInfrastructure.Initializer.class)
 @TestPropertySource(
         properties = {
+            "shop.name=orders",
             // The application's mapper, not a default one, writes the payload: snake_case shows it.
             "spring.jackson.property-naming-strategy=SNAKE_CASE",
             "txoutbox.relay.name=modulith-shop",
@@ -48,28 +48,10 @@ import tools.jackson.databind.json.JsonMapper;
             "txoutbox.relay.poll-interval=500ms"
         })
 class OrderExternalizationTest {
-    private static final ShopInfrastructure SHOP = ShopInfrastructure.start("orders");
     private static final JsonMapper JSON = new JsonMapper();
 
-    @DynamicPropertySource
-    static void shop(DynamicPropertyRegistry registry) {
-        SHOP.register(registry);
-    }
-
     @TestConfiguration(proxyBeanMethods = false)
-    static class Broker {
-        /** Handed to the context so that it is removed when the context closes, after the relay stopped. */
-        @Bean
-        ShopInfrastructure shopInfrastructure() {
-            return SHOP;
-        }
-
-        /** The transport: the starter's relay publishes through this bean. */
-        @Bean
-        RabbitPublisher rabbitPublisher(ShopInfrastructure shop) {
-            return shop.publisher();
-        }
-
+    static class QuickRetries {
         /** Retries within a second, so that the outage test does not wait for the default backoff. */
         @Bean
         RelayCustomizer quickRetries() {
@@ -77,6 +59,7 @@ class OrderExternalizationTest {
         }
     }
 
+    private final ShopInfrastructure shop;
     private final OrderService orders;
     private final OrderAudit audit;
     private final SpringOutbox outbox;
@@ -84,11 +67,13 @@ class OrderExternalizationTest {
     private final IncompleteEventPublications incomplete;
 
     OrderExternalizationTest(
+            ShopInfrastructure shop,
             OrderService orders,
             OrderAudit audit,
             SpringOutbox outbox,
             ApplicationEventPublisher publisher,
             IncompleteEventPublications incomplete) {
+        this.shop = shop;
         this.orders = orders;
         this.audit = audit;
         this.outbox = outbox;
@@ -99,7 +84,7 @@ class OrderExternalizationTest {
     @Test
     void an_externalized_event_arrives_with_its_route_key_headers_and_json_payload(Scenario scenario) {
         scenario.stimulate(() -> orders.place("o-100", 1250, "eu-west"))
-                .andWaitForStateChange(() -> SHOP.messageFor("o-100"))
+                .andWaitForStateChange(() -> shop.messageFor("o-100"))
                 .andVerify(found -> {
                     Message m = found.orElseThrow();
                     assertThat(m.routingKey())
@@ -130,7 +115,7 @@ class OrderExternalizationTest {
     void a_jmolecules_externalized_event_without_a_key_is_routed_by_its_type_and_keyed_by_its_own_id(
             Scenario scenario) {
         scenario.stimulate(() -> orders.cancel("o-200"))
-                .andWaitForStateChange(() -> SHOP.received().stream()
+                .andWaitForStateChange(() -> shop.received().stream()
                         .filter(m -> m.body().contains("\"o-200\""))
                         .findFirst())
                 .andVerify(found -> {
@@ -157,21 +142,21 @@ class OrderExternalizationTest {
         // A later order goes out and the outbox drains; the rolled-back one never reached the broker.
         orders.place("o-301", 1000, "eu-west");
         await().atMost(Duration.ofSeconds(20))
-                .until(() -> SHOP.messageFor("o-301").isPresent());
+                .until(() -> shop.messageFor("o-301").isPresent());
         await().atMost(Duration.ofSeconds(20)).until(this::drained);
-        assertThat(SHOP.receivedFor("o-300")).isEmpty();
+        assertThat(shop.receivedFor("o-300")).isEmpty();
     }
 
     @Test
     void a_non_externalized_event_is_not_appended(Scenario scenario) {
         scenario.stimulate(() -> orders.place("o-400", 400, "us-east"))
-                .andWaitForStateChange(() -> SHOP.messageFor("o-400"))
+                .andWaitForStateChange(() -> shop.messageFor("o-400"))
                 .andVerifyEvents(
                         events -> assertThat(events).contains(OrderNoted.class).matching(OrderNoted::orderId, "o-400"));
 
         assertThat(outboxRows("o-400")).as("only OrderPlaced").isEqualTo(1);
-        assertThat(SHOP.count(
-                        "SELECT count(*) FROM " + SHOP.schema() + ".outbox WHERE event_type = ?",
+        assertThat(shop.count(
+                        "SELECT count(*) FROM " + shop.schema() + ".outbox WHERE event_type = ?",
                         OrderNoted.class.getName()))
                 .isZero();
     }
@@ -179,24 +164,24 @@ class OrderExternalizationTest {
     @Test
     void a_broker_outage_loses_nothing() {
         List<String> ids = IntStream.rangeClosed(1, 5).mapToObj(i -> "o-50" + i).toList();
-        SHOP.proxy().cut();
+        shop.proxy().cut();
         try {
             ids.forEach(id -> orders.place(id, 500, "eu-west"));
             // The relay tried and the broker was not there: the events wait for another attempt.
             await().atMost(Duration.ofSeconds(20))
-                    .until(() -> SHOP.count(
-                                    "SELECT count(*) FROM " + SHOP.schema() + ".outbox WHERE aggregate_id LIKE 'o-50%'"
+                    .until(() -> shop.count(
+                                    "SELECT count(*) FROM " + shop.schema() + ".outbox WHERE aggregate_id LIKE 'o-50%'"
                                             + " AND status = 'pending' AND attempts > 0")
                             == ids.size());
-            assertThat(ids).allSatisfy(id -> assertThat(SHOP.receivedFor(id)).isEmpty());
+            assertThat(ids).allSatisfy(id -> assertThat(shop.receivedFor(id)).isEmpty());
         } finally {
-            SHOP.proxy().restore();
+            shop.proxy().restore();
         }
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(ids)
-                .allSatisfy(id -> assertThat(SHOP.receivedFor(id)).isNotEmpty()));
+                .allSatisfy(id -> assertThat(shop.receivedFor(id)).isNotEmpty()));
         // A consumer can see a message before the relay has its confirm and marks the row: wait for the marks too.
         await().atMost(Duration.ofSeconds(30))
-                .until(() -> SHOP.count("SELECT count(*) FROM " + SHOP.schema()
+                .until(() -> shop.count("SELECT count(*) FROM " + shop.schema()
                                 + ".outbox WHERE aggregate_id LIKE 'o-50%'" + " AND status = 'published'")
                         == ids.size());
     }
@@ -225,16 +210,16 @@ class OrderExternalizationTest {
         audit.failFor("o-700");
         orders.place("o-700", 700, "eu-west");
         await().atMost(Duration.ofSeconds(20))
-                .until(() -> SHOP.messageFor("o-700").isPresent());
+                .until(() -> shop.messageFor("o-700").isPresent());
         await().atMost(Duration.ofSeconds(20)).until(() -> audit.failures().contains("o-700"));
 
         // The registry holds the audit's publication (incomplete), and none for txoutbox's externalization.
-        String registry = SHOP.schema() + ".event_publication";
+        String registry = shop.schema() + ".event_publication";
         await().atMost(Duration.ofSeconds(20))
-                .until(() -> SHOP.count("SELECT count(*) FROM " + registry
+                .until(() -> shop.count("SELECT count(*) FROM " + registry
                                 + " WHERE serialized_event LIKE '%\"o-700\"%' AND completion_date IS NULL")
                         == 1);
-        assertThat(SHOP.count(
+        assertThat(shop.count(
                         "SELECT count(*) FROM " + registry
                                 + " WHERE serialized_event LIKE '%\"o-700\"%' AND listener_id NOT LIKE ?",
                         "%OrderAudit%"))
@@ -247,7 +232,7 @@ class OrderExternalizationTest {
 
         assertThat(outboxRows("o-700")).isEqualTo(1);
         await().atMost(Duration.ofSeconds(20)).until(this::drained);
-        assertThat(SHOP.receivedFor("o-700")).hasSize(1);
+        assertThat(shop.receivedFor("o-700")).hasSize(1);
     }
 
     /** A note whose only property cannot be read: no JSON mapper can write it. */
@@ -258,7 +243,7 @@ class OrderExternalizationTest {
     }
 
     private long outboxRows(String orderId) {
-        return SHOP.count("SELECT count(*) FROM " + SHOP.schema() + ".outbox WHERE aggregate_id = ?", orderId);
+        return shop.count("SELECT count(*) FROM " + shop.schema() + ".outbox WHERE aggregate_id = ?", orderId);
     }
 
     private boolean drained() {
