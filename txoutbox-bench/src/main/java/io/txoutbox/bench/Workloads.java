@@ -601,6 +601,12 @@ final class Workloads {
     /** W4's Kafka drain with pipelining. */
     static final String KAFKA_PIPELINED = "Kafka, " + PIPELINE + " batches in flight";
 
+    /** EXP: W4's no-op drain again, beside the same drain with pipelining, in one run. */
+    static final String W4_AGAIN = "W4's backlog, no-op";
+
+    /** EXP: {@link #W4_AGAIN} with {@link #PIPELINE} batches in flight. */
+    static final String W4_PIPELINED = "W4's backlog, no-op, " + PIPELINE + " batches in flight";
+
     /** The workloads whose drains also report the shared buffers they touched per 1,000 events. */
     private static final List<String> DIAGNOSED = List.of("W4", "W5", "ORD");
 
@@ -730,6 +736,23 @@ final class Workloads {
      * with W3's "1 relay" rows.
      */
     void experiments() throws Exception {
+        // How much of the no-op drain's gap to raw SQL is round trips taken one after the other: the default
+        // relay claims, publishes and marks in turn, a pipelined one claims the next batch meanwhile.
+        int m = sizes.w4Backlog();
+        for (String v : List.of(RAW, TXOUTBOX)) {
+            drain("EXP", W4_AGAIN, v, m, 1);
+        }
+        drain("EXP", W4_PIPELINED, TXOUTBOX, m, 1, Drain.PIPELINED);
+        for (String scenario : List.of(W4_AGAIN, W4_PIPELINED)) {
+            results.add(
+                    "EXP",
+                    scenario,
+                    TXOUTBOX,
+                    "of ceiling",
+                    100 * results.get("EXP", scenario, TXOUTBOX, "drain") / results.get("EXP", W4_AGAIN, RAW, "drain"),
+                    "%",
+                    "txoutbox / raw SQL, the same run");
+        }
         int n = sizes.w3Backlog();
         drain("EXP", "fillfactor 50 (DDL)", RAW_LEASE, n, 1);
         fillfactor = 90;
