@@ -655,14 +655,7 @@ final class Workloads {
             drain("W4", "Kafka", v, v.equals(PEER) ? sizes.peerBacklog() : n, 1, Drain.KAFKA);
         }
         drain("W4", KAFKA_PIPELINED, TXOUTBOX, n, 1, Drain.KAFKA, Drain.PIPELINED);
-        results.add(
-                "W4",
-                "no-op",
-                TXOUTBOX,
-                "of ceiling",
-                100 * results.get("W4", "no-op", TXOUTBOX, "drain") / results.get("W4", "no-op", RAW, "drain"),
-                "%",
-                "txoutbox / raw SQL");
+        ofCeiling("W4", "no-op", "no-op", "txoutbox / raw SQL");
         results.add(
                 "W4",
                 "Kafka",
@@ -683,6 +676,18 @@ final class Workloads {
             drain("W4", NEVER_ANALYZED, v, n, 1, Drain.NEVER_ANALYZED);
             vsAnalyzed("W4", NEVER_ANALYZED, "no-op", v);
         }
+    }
+
+    /** Adds txoutbox's drain in {@code scenario} as a share of raw SQL's in {@code ceiling}: "of ceiling", %. */
+    private void ofCeiling(String workload, String scenario, String ceiling, String note) {
+        results.add(
+                workload,
+                scenario,
+                TXOUTBOX,
+                "of ceiling",
+                100 * results.get(workload, scenario, TXOUTBOX, "drain") / results.get(workload, ceiling, RAW, "drain"),
+                "%",
+                note);
     }
 
     private void vsAnalyzed(String workload, String neverAnalyzed, String analyzed, String variant) {
@@ -729,11 +734,13 @@ final class Workloads {
     }
 
     /**
-     * Measures, with raw SQL and table settings a user controls, where txoutbox's drain cost goes: its
-     * statement pattern (lease UPDATE then DELETE) against the single DELETE of the ceiling, and the
+     * Measures where txoutbox's drain cost goes. First W4's backlog again, raw SQL beside the default relay
+     * and a pipelined one ({@link #PIPELINE} batches in flight), in one run: how much of the gap is the
+     * claim and the mark waiting for each other. Then, with raw SQL and table settings a user controls,
+     * its statement pattern (lease UPDATE then DELETE) against the single DELETE of the ceiling, and the
      * DDL's fillfactor 50, which leaves room on each page so that the lease UPDATE can be HOT (no index
-     * entries), against the fillfactor 90 the DDL had before. On W3's backlog with one consumer; compare
-     * with W3's "1 relay" rows.
+     * entries), against the fillfactor 90 the DDL had before. Those on W3's backlog with one consumer;
+     * compare with W3's "1 relay" rows.
      */
     void experiments() throws Exception {
         // How much of the no-op drain's gap to raw SQL is round trips taken one after the other: the default
@@ -744,14 +751,7 @@ final class Workloads {
         }
         drain("EXP", W4_PIPELINED, TXOUTBOX, m, 1, Drain.PIPELINED);
         for (String scenario : List.of(W4_AGAIN, W4_PIPELINED)) {
-            results.add(
-                    "EXP",
-                    scenario,
-                    TXOUTBOX,
-                    "of ceiling",
-                    100 * results.get("EXP", scenario, TXOUTBOX, "drain") / results.get("EXP", W4_AGAIN, RAW, "drain"),
-                    "%",
-                    "txoutbox / raw SQL, the same run");
+            ofCeiling("EXP", scenario, W4_AGAIN, "txoutbox / raw SQL, the same run");
         }
         int n = sizes.w3Backlog();
         drain("EXP", "fillfactor 50 (DDL)", RAW_LEASE, n, 1);
