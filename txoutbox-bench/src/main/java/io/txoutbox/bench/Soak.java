@@ -328,7 +328,10 @@ final class Soak {
     /**
      * The latency before the hold is the p99 of every window before it but the first (a warm-up), or of the
      * first when there is no other; the latency recovered in the first window after the hold whose p99 is
-     * within {@link #RECOVERED} of it.
+     * within {@link #RECOVERED} of it ("recovered after", in windows), and, finer, at the first of {@link
+     * #RECOVERED_STEPS} steps in a row each within it ("recovered in", in seconds).
+     *
+     * @param stepsAfter how many steps {@code latencies} tracked from the release on
      */
     private void recovery(
             String scenario,
