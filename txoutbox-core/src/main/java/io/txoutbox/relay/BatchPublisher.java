@@ -2,7 +2,6 @@ package io.txoutbox.relay;
 
 import io.txoutbox.OutboxException;
 import io.txoutbox.spi.ClaimedEvent;
-import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
@@ -36,41 +35,31 @@ import org.slf4j.LoggerFactory;
 final class BatchPublisher {
     private static final Logger log = LoggerFactory.getLogger(DefaultRelay.class);
 
-    private final String name;
-    private final String owner;
-    private final OutboxStore store;
+    private final RelayScope scope;
     private final Publisher publisher;
     private final Duration publishTimeout;
-    private final Duration lease;
     /** Time kept for the mark after the publish timeout when a lease is extended. */
     private final Duration leaseMargin;
 
-    private final RelayReporter reporter;
     private final ThreadFactory publishThreads;
     private final ReentrantLock callerLock = new ReentrantLock();
     private ThreadPoolExecutor callerPool; // guarded by callerLock
 
-    BatchPublisher(
-            String name,
-            String owner,
-            OutboxStore store,
-            Publisher publisher,
-            Duration publishTimeout,
-            Duration lease,
-            ThreadFactory publishThreads,
-            RelayReporter reporter) {
-        this.name = name;
-        this.owner = owner;
-        this.store = store;
+    /**
+     * @param scope the relay this publishes for
+     * @param publisher the transport
+     * @param publishTimeout how long one batch may take, from the call of {@code publish()}
+     * @param publishThreads makes the thread {@code publish()} is called on
+     */
+    BatchPublisher(RelayScope scope, Publisher publisher, Duration publishTimeout, ThreadFactory publishThreads) {
+        this.scope = scope;
         this.publisher = publisher;
         this.publishTimeout = publishTimeout;
-        this.lease = lease;
-        Duration headroom = lease.minus(publishTimeout);
+        Duration headroom = scope.lease().minus(publishTimeout);
         this.leaseMargin = headroom.compareTo(Duration.ofMillis(100)) < 0
                 ? Duration.ofMillis(100)
                 : headroom.compareTo(Duration.ofSeconds(2)) > 0 ? Duration.ofSeconds(2) : headroom;
         this.publishThreads = publishThreads;
-        this.reporter = reporter;
     }
 
     /** A failure thrown by {@code publish()} itself, before it returned its stage. */
@@ -95,10 +84,10 @@ final class BatchPublisher {
         try {
             caller().execute(() -> call(batch, result));
         } catch (RejectedExecutionException e) {
-            reporter.error("publish", e);
+            scope.reporter().error("publish", e);
             return allRetry(events, "publisher failed: " + RelayReporter.describe(e));
         }
-        long leaseEnd = claimStart + lease.toNanos();
+        long leaseEnd = claimStart + scope.lease().toNanos();
         try {
             while (true) {
                 long now = System.nanoTime();
@@ -121,22 +110,22 @@ final class BatchPublisher {
             }
         } catch (TimeoutException e) {
             result.cancel(true);
-            String message = "relay '" + name + "' publish timed out after " + publishTimeout.toMillis() + " ms (batch="
-                    + events.size() + ")";
-            reporter.error("publish", new OutboxException(message, e));
+            String message = "relay '" + scope.name() + "' publish timed out after " + publishTimeout.toMillis()
+                    + " ms (batch=" + events.size() + ")";
+            scope.reporter().error("publish", new OutboxException(message, e));
             return allRetry(events, message);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             if (cause instanceof SyncFailure sync) {
-                reporter.error("publish", sync.getCause());
+                scope.reporter().error("publish", sync.getCause());
                 return allRetry(events, "publisher failed: " + RelayReporter.describe(sync.getCause()));
             }
-            reporter.error("publish", cause);
+            scope.reporter().error("publish", cause);
             return allRetry(events, "publish failed: " + RelayReporter.describe(cause));
         } catch (InterruptedException e) {
             result.cancel(true);
             Thread.currentThread().interrupt();
-            return allRetry(events, "relay '" + name + "' was interrupted while waiting for the broker");
+            return allRetry(events, "relay '" + scope.name() + "' was interrupted while waiting for the broker");
         }
     }
 
@@ -170,24 +159,24 @@ final class BatchPublisher {
     /** @return the new end of the lease on this JVM's monotonic clock */
     private long extendLease(List<ClaimedEvent> events, long now, long deadline) {
         Duration wanted = Duration.ofNanos(deadline - now).plus(leaseMargin);
-        Duration extension = wanted.compareTo(lease) < 0 ? wanted : lease;
+        Duration extension = wanted.compareTo(scope.lease()) < 0 ? wanted : scope.lease();
         List<UUID> ids = new ArrayList<>(events.size());
         for (ClaimedEvent e : events) {
             ids.add(e.id());
         }
         try {
-            int extended = store.extendLease(owner, ids, extension);
+            int extended = scope.store().extendLease(scope.owner(), ids, extension);
             if (extended == 0) {
                 return Long.MAX_VALUE / 2 + now; // nothing to keep: stop trying for this batch
             }
             log.debug(
                     "txoutbox: relay '{}' extended the lease of {} events by {} ms",
-                    name,
+                    scope.name(),
                     extended,
                     extension.toMillis());
             return now + extension.toNanos();
         } catch (RuntimeException e) {
-            reporter.error("extend lease", e);
+            scope.reporter().error("extend lease", e);
             return Long.MAX_VALUE / 2 + now;
         }
     }
@@ -195,10 +184,10 @@ final class BatchPublisher {
     /** One outcome per event, or a retry of the whole batch naming what the publisher got wrong. */
     private List<PublishOutcome> checked(List<ClaimedEvent> events, List<PublishOutcome> outcomes) {
         if (outcomes == null || outcomes.size() != events.size()) {
-            OutboxException e = new OutboxException("relay '" + name + "': the publisher returned "
+            OutboxException e = new OutboxException("relay '" + scope.name() + "': the publisher returned "
                     + (outcomes == null ? "null" : outcomes.size() + " outcomes") + " for " + events.size()
                     + " events; it must return one outcome per event");
-            reporter.error("publish", e);
+            scope.reporter().error("publish", e);
             return allRetry(events, e.getMessage());
         }
         List<PublishOutcome> checked = new ArrayList<>(outcomes);

@@ -1,11 +1,9 @@
 package io.txoutbox.relay;
 
-import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.WakeSubscription;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
@@ -39,15 +37,11 @@ final class DefaultRelay implements Relay {
     /** The longest pause after a failed cycle. */
     static final Duration MAX_ERROR_PAUSE = Duration.ofSeconds(30);
 
-    private final String name;
-    private final String owner;
-    private final OutboxStore store;
-    private final InstantSource clock;
+    private final RelayScope scope;
     private final int batchSize;
     private final Duration pollInterval;
     private final Duration minPollInterval;
     private final Duration announceIdleAfter;
-    private final Duration lease;
     private final Duration publishTimeout;
     private final Duration retainPublished;
     private final Duration purgeInterval;
@@ -55,7 +49,6 @@ final class DefaultRelay implements Relay {
     private final boolean listen;
     private final ThreadFactory threadFactory;
 
-    private final RelayReporter reporter;
     private final BatchPublisher publisher;
     private final RelayCycle cycle;
     private final Pipeline pipeline;
@@ -77,41 +70,24 @@ final class DefaultRelay implements Relay {
     private Instant lastPurge = Instant.MIN;
 
     DefaultRelay(Relay.Builder b, Duration minPollInterval) {
-        this.name = b.name;
-        this.owner = ownerId(b.name);
-        this.store = b.store;
-        this.clock = b.clock;
+        this.scope = new RelayScope(
+                b.name, ownerId(b.name), b.store, b.clock, b.leaseDuration, new RelayReporter(b.name, b.listener));
         this.batchSize = b.batchSize;
         this.pollInterval = b.pollInterval;
         this.minPollInterval = minPollInterval;
         this.announceIdleAfter = min(minPollInterval.multipliedBy(1L << ANNOUNCE_IDLE_AFTER_DOUBLINGS), pollInterval);
-        this.lease = b.leaseDuration;
         this.publishTimeout = b.publishTimeout;
         this.retainPublished = b.retainPublished;
         this.purgeInterval = b.purgeInterval;
         this.purgeBatchSize = b.purgeBatchSize;
         this.listen = b.listen;
         this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreads(b.name);
-        this.reporter = new RelayReporter(b.name, b.listener);
         ThreadFactory publishThreads = b.threadFactory != null ? b.threadFactory : daemon("txoutbox-publish-" + b.name);
-        this.publisher = new BatchPublisher(
-                b.name, owner, b.store, b.publisher, b.publishTimeout, b.leaseDuration, publishThreads, reporter);
-        long maxBatchBytes = b.maxBatchBytes > 0 ? b.maxBatchBytes : Relay.Builder.defaultMaxBatchBytes();
-        this.cycle = new RelayCycle(
-                b.name,
-                owner,
-                b.store,
-                b.clock,
-                b.batchSize,
-                maxBatchBytes,
-                b.leaseDuration,
-                b.retainPublished != null,
-                new Settlement(b.maxAttempts, b.backoff, b.random),
-                publisher,
-                reporter,
-                stopping);
+        this.publisher = new BatchPublisher(scope, b.publisher, b.publishTimeout, publishThreads);
+        this.cycle = new RelayCycle(scope, b, publisher, stopping);
         ThreadFactory finishThreads = b.threadFactory != null ? b.threadFactory : daemon("txoutbox-finish-" + b.name);
-        this.pipeline = new Pipeline(b.maxInFlightBatches, finishThreads, e -> reporter.error("publish", e));
+        this.pipeline = new Pipeline(
+                b.maxInFlightBatches, finishThreads, e -> scope.reporter().error("publish", e));
     }
 
     /** @return a factory of daemon threads of one name */
@@ -147,22 +123,23 @@ final class DefaultRelay implements Relay {
     public void start() {
         if (!started.compareAndSet(false, true)) {
             throw new IllegalStateException(
-                    "relay '" + name + "' was already started; build a new relay to start again");
+                    "relay '" + scope.name() + "' was already started; build a new relay to start again");
         }
         running = true;
         Thread t = threadFactory.newThread(this::loop);
         thread = t;
         listening = listen;
-        subscription = store.subscribe(wake::signal, listen, threadFactory, e -> reporter.error("listen", e));
+        subscription = scope.store().subscribe(wake::signal, listen, threadFactory, e -> scope.reporter()
+                .error("listen", e));
         t.start();
         log.info(
                 "txoutbox: relay '{}' started on table {} (owner {}, batch {}, poll {} ms, lease {} ms)",
-                name,
-                store.table(),
-                owner,
+                scope.name(),
+                scope.store().table(),
+                scope.owner(),
                 batchSize,
                 pollInterval.toMillis(),
-                lease.toMillis());
+                scope.lease().toMillis());
     }
 
     @Override
@@ -184,7 +161,7 @@ final class DefaultRelay implements Relay {
             if (t.isAlive()) {
                 log.warn(
                         "txoutbox: relay '{}' did not finish its batch within {} ms; interrupting it",
-                        name,
+                        scope.name(),
                         waitMillis);
                 t.interrupt();
             }
@@ -192,18 +169,18 @@ final class DefaultRelay implements Relay {
         try {
             subscription.close();
         } catch (RuntimeException e) {
-            reporter.error("listen", e);
+            scope.reporter().error("listen", e);
         }
         try {
-            int released = store.releaseLeases(owner);
+            int released = scope.store().releaseLeases(scope.owner());
             if (released > 0) {
-                log.info("txoutbox: relay '{}' returned {} leases", name, released);
+                log.info("txoutbox: relay '{}' returned {} leases", scope.name(), released);
             }
         } catch (RuntimeException e) {
-            reporter.error("release", e);
+            scope.reporter().error("release", e);
         }
         publisher.shutdown();
-        log.info("txoutbox: relay '{}' stopped ({})", name, metrics());
+        log.info("txoutbox: relay '{}' stopped ({})", scope.name(), metrics());
     }
 
     /**
@@ -244,14 +221,16 @@ final class DefaultRelay implements Relay {
                 }
                 wake.await(wait);
             } catch (RuntimeException | Error e) {
-                reporter.error("claim", e);
+                scope.reporter().error("claim", e);
                 stopListeningIfThePoolIsStarved(e);
                 errorPause = nextErrorPause(errorPause);
                 wake.await(min(errorPause, pollInterval.multipliedBy(5)));
             }
         }
         if (!pipeline.drain(publishTimeout.plus(Duration.ofSeconds(5)))) {
-            log.warn("txoutbox: relay '{}' stopped with batches still in flight; their leases will decide", name);
+            log.warn(
+                    "txoutbox: relay '{}' stopped with batches still in flight; their leases will decide",
+                    scope.name());
         }
     }
 
@@ -299,15 +278,16 @@ final class DefaultRelay implements Relay {
                 "txoutbox: relay '{}' could not borrow a connection while its LISTEN connection held one; it"
                         + " stops listening and polls every {} ms. Size the pool for the LISTEN connection (one"
                         + " per listening relay) or build the relay with listen(false)",
-                name,
+                scope.name(),
                 pollInterval.toMillis());
         try {
             subscription.close();
         } catch (RuntimeException closeFailure) {
-            reporter.error("listen", closeFailure);
+            scope.reporter().error("listen", closeFailure);
         }
         announcedIdle = false;
-        subscription = store.subscribe(wake::signal, false, threadFactory, err -> reporter.error("listen", err));
+        subscription = scope.store().subscribe(wake::signal, false, threadFactory, err -> scope.reporter()
+                .error("listen", err));
     }
 
     private static boolean isPoolTimeout(Throwable e) {
@@ -332,7 +312,7 @@ final class DefaultRelay implements Relay {
                 subscription.busy();
             }
         } catch (RuntimeException e) {
-            reporter.error("listen", e);
+            scope.reporter().error("listen", e);
         }
     }
 
@@ -348,15 +328,15 @@ final class DefaultRelay implements Relay {
         }
         Optional<Instant> due;
         try {
-            due = store.nextDueAt();
+            due = scope.store().nextDueAt();
         } catch (RuntimeException e) {
-            reporter.error("claim", e);
+            scope.reporter().error("claim", e);
             return adaptive;
         }
         if (due.isEmpty()) {
             return adaptive;
         }
-        Duration untilDue = Duration.between(clock.instant(), due.get());
+        Duration untilDue = Duration.between(scope.clock().instant(), due.get());
         if (untilDue.compareTo(minPollInterval) < 0) {
             return minPollInterval;
         }
@@ -372,18 +352,18 @@ final class DefaultRelay implements Relay {
         if (retainPublished == null) {
             return;
         }
-        Instant now = clock.instant();
+        Instant now = scope.clock().instant();
         if (lastPurge != Instant.MIN && Duration.between(lastPurge, now).compareTo(purgeInterval) < 0) {
             return;
         }
         lastPurge = now;
         try {
-            int purged = store.purgePublished(now.minus(retainPublished), purgeBatchSize);
+            int purged = scope.store().purgePublished(now.minus(retainPublished), purgeBatchSize);
             if (purged > 0) {
-                log.debug("txoutbox: relay '{}' purged {} published rows", name, purged);
+                log.debug("txoutbox: relay '{}' purged {} published rows", scope.name(), purged);
             }
         } catch (RuntimeException e) {
-            reporter.error("purge", e);
+            scope.reporter().error("purge", e);
         }
     }
 
@@ -394,14 +374,14 @@ final class DefaultRelay implements Relay {
     @Override
     public void pause() {
         paused = true;
-        log.info("txoutbox: relay '{}' paused", name);
+        log.info("txoutbox: relay '{}' paused", scope.name());
     }
 
     @Override
     public void resume() {
         paused = false;
         wake.signal();
-        log.info("txoutbox: relay '{}' resumed", name);
+        log.info("txoutbox: relay '{}' resumed", scope.name());
     }
 
     @Override
@@ -417,21 +397,21 @@ final class DefaultRelay implements Relay {
 
     @Override
     public String name() {
-        return name;
+        return scope.name();
     }
 
     @Override
     public String owner() {
-        return owner;
+        return scope.owner();
     }
 
     @Override
     public RelayMetrics metrics() {
-        return reporter.metrics();
+        return scope.reporter().metrics();
     }
 
     @Override
     public String toString() {
-        return "Relay[name=" + name + ", table=" + store.table() + ", owner=" + owner + "]";
+        return "Relay[name=" + scope.name() + ", table=" + scope.store().table() + ", owner=" + scope.owner() + "]";
     }
 }

@@ -3,13 +3,11 @@ package io.txoutbox.relay;
 import io.txoutbox.spi.ClaimResult;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Completion;
-import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.RelayListener.BatchReport;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -33,43 +31,27 @@ final class RelayCycle {
     /** Attempts to mark a batch before leaving it to the lease (a re-publish later, never a loss). */
     static final int COMPLETE_TRIES = 3;
 
-    private final String name;
-    private final String owner;
-    private final OutboxStore store;
-    private final InstantSource clock;
+    private final RelayScope scope;
     private final int batchSize;
     private final long maxBatchBytes;
-    private final Duration lease;
     private final boolean retainPublished;
     private final Settlement settlement;
     private final BatchPublisher publisher;
-    private final RelayReporter reporter;
     private final WakeSignal wake;
 
-    RelayCycle(
-            String name,
-            String owner,
-            OutboxStore store,
-            InstantSource clock,
-            int batchSize,
-            long maxBatchBytes,
-            Duration lease,
-            boolean retainPublished,
-            Settlement settlement,
-            BatchPublisher publisher,
-            RelayReporter reporter,
-            WakeSignal wake) {
-        this.name = name;
-        this.owner = owner;
-        this.store = store;
-        this.clock = clock;
-        this.batchSize = batchSize;
-        this.maxBatchBytes = maxBatchBytes;
-        this.lease = lease;
-        this.retainPublished = retainPublished;
-        this.settlement = settlement;
+    /**
+     * @param scope the relay this cycle belongs to
+     * @param b the relay's settings: batch size and bytes, retention, attempt budget and backoff
+     * @param publisher publishes a claimed batch
+     * @param wake cuts short the pause between two tries to mark a batch when the relay stops
+     */
+    RelayCycle(RelayScope scope, Relay.Builder b, BatchPublisher publisher, WakeSignal wake) {
+        this.scope = scope;
+        this.batchSize = b.batchSize;
+        this.maxBatchBytes = b.maxBatchBytes > 0 ? b.maxBatchBytes : Relay.Builder.defaultMaxBatchBytes();
+        this.retainPublished = b.retainPublished != null;
+        this.settlement = new Settlement(b.maxAttempts, b.backoff, b.random);
         this.publisher = publisher;
-        this.reporter = reporter;
         this.wake = wake;
     }
 
@@ -93,11 +75,17 @@ final class RelayCycle {
      */
     Claimed claim() {
         long claimStart = System.nanoTime();
-        ClaimResult claim = store.claim(owner, batchSize, maxBatchBytes, lease, clock.instant());
+        ClaimResult claim = scope.store()
+                .claim(
+                        scope.owner(),
+                        batchSize,
+                        maxBatchBytes,
+                        scope.lease(),
+                        scope.clock().instant());
         if (claim.size() == 0) {
             return null;
         }
-        reporter.claimed();
+        scope.reporter().claimed();
         return new Claimed(claim, claimStart);
     }
 
@@ -119,7 +107,7 @@ final class RelayCycle {
             long startNanos = System.nanoTime();
             List<PublishOutcome> outcomes = events.isEmpty() ? List.of() : publisher.publish(events, claimStart);
             publishDuration = Duration.ofNanos(System.nanoTime() - startNanos);
-            now = clock.instant();
+            now = scope.clock().instant();
             for (int i = 0; i < events.size(); i++) {
                 ClaimedEvent event = events.get(i);
                 PublishOutcome outcome = settlement.settle(event, outcomes.get(i));
@@ -129,12 +117,12 @@ final class RelayCycle {
         } catch (RuntimeException | Error e) {
             // The claim has committed and counted the attempt: whatever failed, the batch still ends in a
             // mark, or its attempts would climb past the budget with every expired lease.
-            reporter.error("publish", e);
+            scope.reporter().error("publish", e);
             now = safeNow();
             completions.clear();
             finals.clear();
-            PublishOutcome failed =
-                    PublishOutcome.retry("relay '" + name + "' failed before marking: " + RelayReporter.describe(e));
+            PublishOutcome failed = PublishOutcome.retry(
+                    "relay '" + scope.name() + "' failed before marking: " + RelayReporter.describe(e));
             for (ClaimedEvent event : events) {
                 PublishOutcome outcome = settlement.settle(event, failed);
                 finals.add(outcome);
@@ -145,10 +133,10 @@ final class RelayCycle {
             completions.add(new Completion(bad.getKey(), Outcome.DEAD, null, bad.getValue()));
         }
         if (!claim.quarantined().isEmpty()) {
-            reporter.quarantined(claim.quarantined().size());
+            scope.reporter().quarantined(claim.quarantined().size());
             log.warn(
                     "txoutbox: relay '{}' marked {} rows dead whose id cannot be read: {}",
-                    name,
+                    scope.name(),
                     claim.quarantined().size(),
                     claim.quarantined());
         }
@@ -159,13 +147,14 @@ final class RelayCycle {
         Optional<Set<UUID>> marks = complete(completions, now);
         if (marks.isEmpty()) {
             // The database refused every try: nothing was marked, and the lease will bring the batch back.
-            reporter.batch(new BatchReport(
-                    name,
-                    events,
-                    finals,
-                    publishDuration,
-                    Set.of(),
-                    claim.unreadable().size()));
+            scope.reporter()
+                    .batch(new BatchReport(
+                            scope.name(),
+                            events,
+                            finals,
+                            publishDuration,
+                            Set.of(),
+                            claim.unreadable().size()));
             return claim.size();
         }
         Set<UUID> marked = marks.get();
@@ -175,36 +164,37 @@ final class RelayCycle {
                 fencedIds.add(c.id());
             }
         }
-        reporter.marked(events, finals, fencedIds, claim.unreadable().keySet());
+        scope.reporter().marked(events, finals, fencedIds, claim.unreadable().keySet());
         if (!fencedIds.isEmpty()) {
             log.warn(
                     "txoutbox: relay '{}' lost the lease of {} of {} events before marking them (lease {} ms);"
                             + " another relay owns them now and will publish them again",
-                    name,
+                    scope.name(),
                     fencedIds.size(),
                     completions.size(),
-                    lease.toMillis());
+                    scope.lease().toMillis());
         }
         if (!claim.unreadable().isEmpty()) {
             log.warn(
                     "txoutbox: relay '{}' marked {} unreadable rows dead: {}",
-                    name,
+                    scope.name(),
                     claim.unreadable().size(),
                     claim.unreadable());
         }
-        reporter.batch(new BatchReport(
-                name,
-                events,
-                finals,
-                publishDuration,
-                fencedIds,
-                claim.unreadable().size()));
+        scope.reporter()
+                .batch(new BatchReport(
+                        scope.name(),
+                        events,
+                        finals,
+                        publishDuration,
+                        fencedIds,
+                        claim.unreadable().size()));
         return claim.size();
     }
 
     private Instant safeNow() {
         try {
-            return clock.instant();
+            return scope.clock().instant();
         } catch (RuntimeException e) {
             return Instant.now();
         }
@@ -219,10 +209,10 @@ final class RelayCycle {
         RuntimeException last = null;
         for (int tries = 1; tries <= COMPLETE_TRIES; tries++) {
             try {
-                return Optional.of(store.complete(owner, completions, now, retainPublished));
+                return Optional.of(scope.store().complete(scope.owner(), completions, now, retainPublished));
             } catch (RuntimeException e) {
                 last = e;
-                reporter.error("complete", e);
+                scope.reporter().error("complete", e);
                 if (tries < COMPLETE_TRIES) {
                     wake.await(Duration.ofMillis(100L * tries));
                 }
@@ -231,7 +221,7 @@ final class RelayCycle {
         log.warn(
                 "txoutbox: relay '{}' could not mark a batch of {} events ({}); their lease will expire and they"
                         + " will be published again",
-                name,
+                scope.name(),
                 completions.size(),
                 last.getMessage());
         return Optional.empty();
