@@ -38,17 +38,11 @@ final class AdminQueries {
     private final String purgeSql;
 
     /** @param statsTemplate the stats statement: {@link SqlDialect#stats()}, or one that counts an archive too */
-    AdminQueries(
-            OutboxSql sql,
-            Jdbc jdbc,
-            Binder bind,
-            DeadHeadPolicy ordered,
-            boolean changeDataCapture,
-            String statsTemplate) {
+    AdminQueries(OutboxSql sql, Jdbc jdbc, Binder bind, boolean changeDataCapture, String statsTemplate) {
         this.sql = sql;
         this.jdbc = jdbc;
         this.bind = bind;
-        this.ordered = ordered;
+        this.ordered = sql.deadHeadPolicy();
         this.changeDataCapture = changeDataCapture;
         SqlDialect d = sql.dialect();
         this.statsSql = sql.render(statsTemplate);

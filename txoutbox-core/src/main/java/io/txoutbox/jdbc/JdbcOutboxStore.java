@@ -86,12 +86,7 @@ final class JdbcOutboxStore implements OutboxStore {
                 ? Marks.of(sql, jdbc, bind)
                 : new OneStatementMarks(sql, jdbc, bind, partitions.markSql());
         this.admin = new AdminQueries(
-                sql,
-                jdbc,
-                bind,
-                ordered,
-                changeDataCapture,
-                partitions == null ? dialect.stats() : partitions.statsTemplate());
+                sql, jdbc, bind, changeDataCapture, partitions == null ? dialect.stats() : partitions.statsTemplate());
         this.schema = new SchemaManager(sql, jdbc, options);
         ThreadFactory notifierThreads = threadFactory != null
                 ? threadFactory
@@ -100,7 +95,7 @@ final class JdbcOutboxStore implements OutboxStore {
                     t.setDaemon(true);
                     return t;
                 };
-        this.wakeups = new Wakeups(dataSource, table, dialect, options, notifierThreads, changeDataCapture);
+        this.wakeups = new Wakeups(dataSource, sql, options, notifierThreads, changeDataCapture);
     }
 
     @Override

@@ -12,7 +12,7 @@ final class OutboxSql {
     private final SqlDialect dialect;
     private final OutboxTable table;
     private final String head;
-    private final boolean ordered;
+    private final DeadHeadPolicy ordered;
 
     /**
      * @param dialect the database's statements
@@ -23,11 +23,16 @@ final class OutboxSql {
         this.dialect = dialect;
         this.table = table;
         this.head = dialect.headFilter(ordered);
-        this.ordered = ordered != null;
+        this.ordered = ordered;
     }
 
     /** @return whether claims keep each aggregate's order (only heads are due) */
     boolean ordered() {
+        return ordered != null;
+    }
+
+    /** @return the dead-head policy of ordered mode, or {@code null} for unordered */
+    DeadHeadPolicy deadHeadPolicy() {
         return ordered;
     }
 

@@ -25,23 +25,21 @@ final class Wakeups implements AutoCloseable {
 
     /**
      * @param dataSource where the listening and notifying connections come from
-     * @param table the table, whose channel relays listen on
-     * @param dialect the database: only where it {@link SqlDialect#supportsListen() listens} are there
-     *     notifications
+     * @param sql the table, whose channel relays listen on, and its database: only where that {@link
+     *     SqlDialect#supportsListen() listens} are there notifications
      * @param options whether to notify after commit, and the coalescing window
      * @param threadFactory makes the notifier's thread
      * @param changeDataCapture a table without relays, which need no notifications
      */
     Wakeups(
             DataSource dataSource,
-            OutboxTable table,
-            SqlDialect dialect,
+            OutboxSql sql,
             WakeupOptions options,
             ThreadFactory threadFactory,
             boolean changeDataCapture) {
         this.dataSource = dataSource;
-        this.table = table;
-        this.canListen = dialect.supportsListen();
+        this.table = sql.table();
+        this.canListen = sql.dialect().supportsListen();
         this.notifier = canListen && options.notifyAfterCommit() && !changeDataCapture
                 ? new PgNotifier(dataSource, table.channel(), options.notifyWindow(), threadFactory)
                 : PgNotifier.NONE;
