@@ -147,14 +147,7 @@ final class RelayCycle {
         Optional<Set<UUID>> marks = complete(completions, now);
         if (marks.isEmpty()) {
             // The database refused every try: nothing was marked, and the lease will bring the batch back.
-            scope.reporter()
-                    .batch(new BatchReport(
-                            scope.name(),
-                            events,
-                            finals,
-                            publishDuration,
-                            Set.of(),
-                            claim.unreadable().size()));
+            report(claim, finals, publishDuration, Set.of());
             return claim.size();
         }
         Set<UUID> marked = marks.get();
@@ -181,15 +174,20 @@ final class RelayCycle {
                     claim.unreadable().size(),
                     claim.unreadable());
         }
+        report(claim, finals, publishDuration, fencedIds);
+        return claim.size();
+    }
+
+    /** Tells the listener how a batch ended: its final outcomes, and which rows another relay took over. */
+    private void report(ClaimResult claim, List<PublishOutcome> finals, Duration publishDuration, Set<UUID> fenced) {
         scope.reporter()
                 .batch(new BatchReport(
                         scope.name(),
-                        events,
+                        claim.events(),
                         finals,
                         publishDuration,
-                        fencedIds,
+                        fenced,
                         claim.unreadable().size()));
-        return claim.size();
     }
 
     private Instant safeNow() {
