@@ -158,6 +158,7 @@ public final class RabbitPublisher implements Publisher {
             clean = channel.publishAndAwait(batch, confirmTimeout.toNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            // The channel has let go of the batch: a confirm arriving now cannot write into it.
             batch.fillMissing(PublishOutcome.retry("interrupted while waiting for RabbitMQ's confirms"));
         } finally {
             if (clean && !threads.isClosed()) {
