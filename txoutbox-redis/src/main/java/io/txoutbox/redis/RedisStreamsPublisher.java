@@ -15,6 +15,7 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.AbstractPublisherBuilder;
 import io.txoutbox.transport.Sends;
 import io.txoutbox.transport.Settings;
 import java.nio.charset.StandardCharsets;
@@ -55,9 +56,9 @@ public final class RedisStreamsPublisher implements Publisher {
     private final long maxLen;
     private final Duration commandTimeout;
 
-    private RedisStreamsPublisher(Builder b, RedisConnector connector) {
+    private RedisStreamsPublisher(Builder b, Router router, RedisConnector connector) {
         this.connector = connector;
-        this.router = b.keyPrefix.isEmpty() ? b.router : b.router.withPrefix(b.keyPrefix);
+        this.router = b.keyPrefix.isEmpty() ? router : router.withPrefix(b.keyPrefix);
         this.maxLen = b.maxLen;
         this.commandTimeout = b.commandTimeout;
         connector.connectEarly();
@@ -201,7 +202,7 @@ public final class RedisStreamsPublisher implements Publisher {
      * Builds a {@link RedisStreamsPublisher}. Every setting is checked at {@link #build()}, which throws
      * {@link OutboxValidationException} naming the setting and the value. Not thread-safe.
      */
-    public static final class Builder {
+    public static final class Builder extends AbstractPublisherBuilder<Builder> {
         /** The largest accepted {@code maxLen}: beyond it, trimming is pointless. */
         private static final long MAX_MAXLEN = 1L << 40;
 
@@ -209,7 +210,6 @@ public final class RedisStreamsPublisher implements Publisher {
         private RedisURI redisUri;
         private RedisClient client;
         private StatefulRedisConnection<?, ?> connection;
-        private Router router = Router.BY_AGGREGATE_TYPE;
         private String keyPrefix = "";
         private long maxLen;
         private Duration commandTimeout = Duration.ofSeconds(5);
@@ -263,16 +263,6 @@ public final class RedisStreamsPublisher implements Publisher {
         }
 
         /**
-         * @param router chooses the stream key of an event (default {@link Router#BY_AGGREGATE_TYPE}); an
-         *     event's own destination always wins
-         * @return this builder
-         */
-        public Builder router(Router router) {
-            this.router = router;
-            return this;
-        }
-
-        /**
          * @param keyPrefix put before every key the router gives, for example {@code outbox:} (default
          *     none); an event's own destination is used as it is
          * @return this builder
@@ -314,7 +304,7 @@ public final class RedisStreamsPublisher implements Publisher {
          *     contradicts another
          */
         public RedisStreamsPublisher build() {
-            if (router == null) {
+            if (router() == null) {
                 throw invalid("router", null, "RedisStreamsPublisher.Builder.router is missing");
             }
             if (keyPrefix == null) {
@@ -337,7 +327,7 @@ public final class RedisStreamsPublisher implements Publisher {
                             "RedisStreamsPublisher.Builder.connection excludes uri and client: give one way to"
                                     + " reach Redis");
                 }
-                return new RedisStreamsPublisher(this, RedisConnector.borrowed(connection));
+                return new RedisStreamsPublisher(this, router(), RedisConnector.borrowed(connection));
             }
             if (!hasUri) {
                 throw invalid(
@@ -346,6 +336,7 @@ public final class RedisStreamsPublisher implements Publisher {
             RedisURI target = redisUri != null ? redisUri : parse(uri);
             return new RedisStreamsPublisher(
                     this,
+                    router(),
                     client != null
                             ? RedisConnector.onClient(client, target)
                             : RedisConnector.owned(target, commandTimeout));
