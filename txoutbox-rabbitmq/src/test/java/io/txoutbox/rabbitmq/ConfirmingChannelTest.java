@@ -12,7 +12,6 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Router;
-import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.ClaimedEvents;
 import io.txoutbox.transport.PreparedBatch;
 import java.time.Duration;
@@ -29,14 +28,10 @@ import org.junit.jupiter.api.Test;
  * whose publishing thread gives up while the broker's confirms are still on their way.
  */
 class ConfirmingChannelTest {
-    private static final String HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_RABBIT_PORT", "5672"));
 
     @Test
     void confirms_that_arrive_after_an_interrupted_wait_leave_the_batch_alone() throws Exception {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost(HOST);
-        factory.setPort(PORT);
+        ConnectionFactory factory = LocalRabbit.factory();
         factory.setAutomaticRecoveryEnabled(false);
         try (Connection connection = factory.newConnection("txoutbox-test-confirming-channel")) {
             String queue;
