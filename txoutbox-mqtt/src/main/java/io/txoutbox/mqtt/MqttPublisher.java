@@ -8,6 +8,7 @@ import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
 import io.txoutbox.transport.AbstractPublisherBuilder;
+import io.txoutbox.transport.Route;
 import io.txoutbox.transport.Sends;
 import io.txoutbox.transport.Settings;
 import java.nio.charset.StandardCharsets;
@@ -123,18 +124,12 @@ public final class MqttPublisher implements Publisher {
         List<Delivery> toSend = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             ClaimedEvent event = batch.get(i);
-            String topic;
-            try {
-                topic = router.destinationOf(event);
-            } catch (RuntimeException e) {
-                outcomes[i] = PublishOutcome.dead("the router failed for event " + event.id() + ": " + e);
+            Route route = Route.naming(event, router, t -> invalidTopic(event, t));
+            if (route.dead() != null) {
+                outcomes[i] = route.dead();
                 continue;
             }
-            String invalid = invalidTopic(topic);
-            if (invalid != null) {
-                outcomes[i] = PublishOutcome.dead("event " + event.id() + " has no valid MQTT topic: " + invalid);
-                continue;
-            }
+            String topic = route.destination();
             byte[] message;
             try {
                 message = messages.apply(event);
@@ -190,17 +185,20 @@ public final class MqttPublisher implements Publisher {
         return Arrays.asList(outcomes);
     }
 
-    /** @return why the topic is not a valid MQTT topic name, or {@code null} when it is */
-    private static String invalidTopic(String topic) {
+    /** @return why the event's topic is not a valid MQTT topic name, or {@code null} when it is */
+    private static String invalidTopic(ClaimedEvent event, String topic) {
+        String why;
         if (topic == null || topic.isEmpty()) {
-            return "the router gave none";
+            why = "the router gave none";
+        } else {
+            try {
+                MqttTopic.validate(topic, false);
+                return null;
+            } catch (IllegalArgumentException e) {
+                why = "'" + topic + "': " + e.getMessage();
+            }
         }
-        try {
-            MqttTopic.validate(topic, false);
-            return null;
-        } catch (IllegalArgumentException e) {
-            return "'" + topic + "': " + e.getMessage();
-        }
+        return "event " + event.id() + " has no valid MQTT topic: " + why;
     }
 
     /** Disconnects and closes the client this publisher created, with bounded waits. Idempotent. */

@@ -16,6 +16,7 @@ import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
 import io.txoutbox.transport.AbstractPublisherBuilder;
+import io.txoutbox.transport.Route;
 import io.txoutbox.transport.Sends;
 import io.txoutbox.transport.Settings;
 import java.nio.charset.StandardCharsets;
@@ -95,22 +96,14 @@ public final class RedisStreamsPublisher implements Publisher {
         String[] keys = new String[n];
         for (int i = 0; i < n; i++) {
             ClaimedEvent event = batch.get(i);
-            String key;
-            try {
-                key = router.destinationOf(event);
-            } catch (RuntimeException e) {
-                outcomes[i] = PublishOutcome.dead("the router failed for event " + event.id() + ": " + e);
+            Route route = Route.naming(event, router, key -> key == null || key.isEmpty() ? noKey(event) : null);
+            if (route.dead() != null) {
+                outcomes[i] = route.dead();
                 commands.add(null);
                 continue;
             }
-            if (key == null || key.isEmpty()) {
-                outcomes[i] = PublishOutcome.dead("the router gave no stream key for event " + event.id()
-                        + " (aggregate type '" + event.aggregateType() + "')");
-                commands.add(null);
-                continue;
-            }
-            keys[i] = key;
-            commands.add(xadd(key, event));
+            keys[i] = route.destination();
+            commands.add(xadd(route.destination(), event));
         }
         List<AsyncCommand<byte[], byte[], String>> toSend = new ArrayList<>(n);
         for (AsyncCommand<byte[], byte[], String> command : commands) {
@@ -140,6 +133,12 @@ public final class RedisStreamsPublisher implements Publisher {
             }
         }
         return args;
+    }
+
+    /** @return the reason of an event the router gave an empty key */
+    private static String noKey(ClaimedEvent event) {
+        return "the router gave no stream key for event " + event.id() + " (aggregate type '" + event.aggregateType()
+                + "')";
     }
 
     private AsyncCommand<byte[], byte[], String> xadd(String key, ClaimedEvent event) {
