@@ -5,6 +5,7 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.AbstractPublisherBuilder;
 import io.txoutbox.transport.Errors;
 import io.txoutbox.transport.Outcomes;
 import io.txoutbox.transport.PublisherThreads;
@@ -97,12 +98,12 @@ public final class JmsPublisher implements Publisher {
     private long reconnectMillis = FIRST_RECONNECT_MILLIS; // connector thread only
     private boolean failing; // connector thread only
 
-    private JmsPublisher(Builder b) {
+    private JmsPublisher(Builder b, Router router) {
         this.factory = b.connectionFactory;
         this.username = b.username;
         this.password = b.password;
         this.destinationType = b.destinationType;
-        this.router = b.router;
+        this.router = router;
         this.publishTimeout = b.publishTimeout;
         this.asyncSend = b.asyncSend;
         this.description = "JmsPublisher[" + factory.getClass().getName()
@@ -503,12 +504,11 @@ public final class JmsPublisher implements Publisher {
     }
 
     /** Configures a {@link JmsPublisher}. Everything is checked at {@link #build()}. */
-    public static final class Builder {
+    public static final class Builder extends AbstractPublisherBuilder<Builder> {
         private ConnectionFactory connectionFactory;
         private String username;
         private String password;
         private DestinationType destinationType = DestinationType.QUEUE;
-        private Router router = Router.BY_AGGREGATE_TYPE;
         private Duration publishTimeout = Duration.ofSeconds(5);
         private int sessions = 4;
         private boolean asyncSend;
@@ -543,16 +543,6 @@ public final class JmsPublisher implements Publisher {
          */
         public Builder destinationType(DestinationType destinationType) {
             this.destinationType = destinationType;
-            return this;
-        }
-
-        /**
-         * @param router gives each event's destination (default {@link Router#BY_AGGREGATE_TYPE}); an
-         *     event's own destination overrides it
-         * @return this builder
-         */
-        public Builder router(Router router) {
-            this.router = router;
             return this;
         }
 
@@ -609,7 +599,7 @@ public final class JmsPublisher implements Publisher {
                     "JmsPublisher.Builder.destinationType",
                     null,
                     "JmsPublisher.Builder.destinationType is null");
-            require(router != null, "JmsPublisher.Builder.router", null, "JmsPublisher.Builder.router is null");
+            require(router() != null, "JmsPublisher.Builder.router", null, "JmsPublisher.Builder.router is null");
             Settings.checkTimeout(publishTimeout, "JmsPublisher.Builder.publishTimeout");
             require(
                     sessions >= 1 && sessions <= 64,
@@ -632,7 +622,7 @@ public final class JmsPublisher implements Publisher {
                                 + " (it is " + window + "); set it, for example ?confirmationWindowSize=1048576,"
                                 + " or send synchronously");
             }
-            JmsPublisher publisher = new JmsPublisher(this);
+            JmsPublisher publisher = new JmsPublisher(this, router());
             publisher.connector.execute(publisher::connect);
             try {
                 publisher.firstAttempt.await(publishTimeout.toMillis(), TimeUnit.MILLISECONDS);

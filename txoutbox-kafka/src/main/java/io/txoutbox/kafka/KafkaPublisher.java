@@ -8,6 +8,7 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.AbstractPublisherBuilder;
 import io.txoutbox.transport.ClassPath;
 import io.txoutbox.transport.PublisherThreads;
 import java.nio.charset.StandardCharsets;
@@ -87,9 +88,9 @@ public final class KafkaPublisher implements Publisher {
     private volatile String brokenBecause;
     private volatile boolean closed;
 
-    private KafkaPublisher(Builder b, ProducerSettings.Resolved settings) {
+    private KafkaPublisher(Builder b, Router router, ProducerSettings.Resolved settings) {
         this.name = "txoutbox-kafka-" + INSTANCES.incrementAndGet();
-        this.router = b.topicPrefix == null ? b.router : b.router.withPrefix(b.topicPrefix);
+        this.router = b.topicPrefix == null ? router : router.withPrefix(b.topicPrefix);
         this.userProperties = Map.copyOf(b.properties);
         if (b.cloudEvents == null) {
             this.records = KafkaPublisher::record;
@@ -342,9 +343,8 @@ public final class KafkaPublisher implements Publisher {
     }
 
     /** Builds a {@link KafkaPublisher}; every setting is checked at {@link #build()}. */
-    public static final class Builder {
+    public static final class Builder extends AbstractPublisherBuilder<Builder> {
         private String bootstrapServers;
-        private Router router = Router.BY_AGGREGATE_TYPE;
         private String topicPrefix;
         private final Map<String, Object> properties = new LinkedHashMap<>();
         private Duration requestTimeout;
@@ -368,10 +368,11 @@ public final class KafkaPublisher implements Publisher {
          * @param router picks the topic of an event that names no destination of its own (default
          *     {@link Router#BY_AGGREGATE_TYPE})
          * @return this builder
+         * @throws NullPointerException when {@code router} is {@code null}
          */
+        @Override
         public Builder router(Router router) {
-            this.router = Objects.requireNonNull(router, "router");
-            return this;
+            return super.router(Objects.requireNonNull(router, "router"));
         }
 
         /**
@@ -491,9 +492,9 @@ public final class KafkaPublisher implements Publisher {
                             "KafkaPublisher.producer is given, so bootstrapServers, producerProperties,"
                                     + " requestTimeout and deliveryTimeout cannot be set: configure your producer");
                 }
-                return new KafkaPublisher(this, null);
+                return new KafkaPublisher(this, router(), null);
             }
-            return new KafkaPublisher(this, ProducerSettings.resolve(this));
+            return new KafkaPublisher(this, router(), ProducerSettings.resolve(this));
         }
 
         String bootstrapServers() {

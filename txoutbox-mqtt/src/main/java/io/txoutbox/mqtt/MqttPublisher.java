@@ -7,6 +7,8 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.AbstractPublisherBuilder;
+import io.txoutbox.transport.Route;
 import io.txoutbox.transport.Sends;
 import io.txoutbox.transport.Settings;
 import java.nio.charset.StandardCharsets;
@@ -68,10 +70,10 @@ public final class MqttPublisher implements Publisher {
     private final Duration completionTimeout;
     private final String description;
 
-    private MqttPublisher(Builder b, MqttSession session, String description) {
+    private MqttPublisher(Builder b, Router router, MqttSession session, String description) {
         this.session = session;
         this.window = new DeliveryWindow(b.maxInflight, session::send);
-        this.router = b.topicPrefix.isEmpty() ? b.router : b.router.withPrefix(b.topicPrefix);
+        this.router = b.topicPrefix.isEmpty() ? router : router.withPrefix(b.topicPrefix);
         if (b.cloudEvents != null) {
             this.messages = new CloudEventsMessages(b.cloudEvents);
         } else if (b.format == Format.RAW) {
@@ -122,18 +124,12 @@ public final class MqttPublisher implements Publisher {
         List<Delivery> toSend = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             ClaimedEvent event = batch.get(i);
-            String topic;
-            try {
-                topic = router.destinationOf(event);
-            } catch (RuntimeException e) {
-                outcomes[i] = PublishOutcome.dead("the router failed for event " + event.id() + ": " + e);
+            Route route = Route.naming(event, router, t -> invalidTopic(event, t));
+            if (route.dead() != null) {
+                outcomes[i] = route.dead();
                 continue;
             }
-            String invalid = invalidTopic(topic);
-            if (invalid != null) {
-                outcomes[i] = PublishOutcome.dead("event " + event.id() + " has no valid MQTT topic: " + invalid);
-                continue;
-            }
+            String topic = route.destination();
             byte[] message;
             try {
                 message = messages.apply(event);
@@ -189,17 +185,20 @@ public final class MqttPublisher implements Publisher {
         return Arrays.asList(outcomes);
     }
 
-    /** @return why the topic is not a valid MQTT topic name, or {@code null} when it is */
-    private static String invalidTopic(String topic) {
+    /** @return why the event's topic is not a valid MQTT topic name, or {@code null} when it is */
+    private static String invalidTopic(ClaimedEvent event, String topic) {
+        String why;
         if (topic == null || topic.isEmpty()) {
-            return "the router gave none";
+            why = "the router gave none";
+        } else {
+            try {
+                MqttTopic.validate(topic, false);
+                return null;
+            } catch (IllegalArgumentException e) {
+                why = "'" + topic + "': " + e.getMessage();
+            }
         }
-        try {
-            MqttTopic.validate(topic, false);
-            return null;
-        } catch (IllegalArgumentException e) {
-            return "'" + topic + "': " + e.getMessage();
-        }
+        return "event " + event.id() + " has no valid MQTT topic: " + why;
     }
 
     /** Disconnects and closes the client this publisher created, with bounded waits. Idempotent. */
@@ -217,12 +216,11 @@ public final class MqttPublisher implements Publisher {
      * Builds an {@link MqttPublisher}. Every setting is checked at {@link #build()}, which throws
      * {@link OutboxValidationException} naming the setting and the value. Not thread-safe.
      */
-    public static final class Builder {
+    public static final class Builder extends AbstractPublisherBuilder<Builder> {
         private String serverUri;
         private String clientId;
         private String username;
         private char[] password;
-        private Router router = Router.BY_AGGREGATE_TYPE;
         private String topicPrefix = "";
         private int qos = 1;
         private Duration completionTimeout = Duration.ofSeconds(5);
@@ -260,16 +258,6 @@ public final class MqttPublisher implements Publisher {
         public Builder credentials(String username, char[] password) {
             this.username = username;
             this.password = password == null ? null : password.clone();
-            return this;
-        }
-
-        /**
-         * @param router chooses the topic of an event (default {@link Router#BY_AGGREGATE_TYPE}); an event's
-         *     own destination always wins
-         * @return this builder
-         */
-        public Builder router(Router router) {
-            this.router = router;
             return this;
         }
 
@@ -394,7 +382,7 @@ public final class MqttPublisher implements Publisher {
                         "MqttPublisher.Builder.credentials has a password but no user name; MQTT 3.1.1 does not"
                                 + " allow that");
             }
-            if (router == null) {
+            if (router() == null) {
                 throw invalid("router", null, "MqttPublisher.Builder.router is missing");
             }
             if (topicPrefix == null) {
@@ -463,7 +451,7 @@ public final class MqttPublisher implements Publisher {
                     + ", qos=" + qos + ", format=" + (cloudEvents != null ? "CLOUDEVENTS" : format)
                     + ", completionTimeout=" + completionTimeout.toMillis()
                     + " ms, maxInflight=" + maxInflight + "]";
-            return new MqttPublisher(this, new MqttSession(client, options, qos, target), description);
+            return new MqttPublisher(this, router(), new MqttSession(client, options, qos, target), description);
         }
 
         /** @return the URI with any user information replaced by {@code ***} */

@@ -14,6 +14,7 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.AbstractPublisherBuilder;
 import io.txoutbox.transport.Errors;
 import io.txoutbox.transport.PreparedBatch;
 import io.txoutbox.transport.PublisherThreads;
@@ -75,11 +76,11 @@ public final class NatsPublisher implements Publisher {
     private volatile boolean reachable = true;
     private final Function<ClaimedEvent, Map<String, String>> messageHeaders;
 
-    private NatsPublisher(Builder b, Options options) {
+    private NatsPublisher(Builder b, Router router, Options options) {
         this.options = options;
         this.given = b.connection;
         this.jetStreamOptions = b.jetStreamOptions;
-        this.router = b.subjectPrefix.isEmpty() ? b.router : b.router.withPrefix(b.subjectPrefix);
+        this.router = b.subjectPrefix.isEmpty() ? router : router.withPrefix(b.subjectPrefix);
         this.publishTimeout = b.publishTimeout;
         if (b.cloudEvents == null) {
             this.messageHeaders = MessageHeaders::of;
@@ -321,12 +322,11 @@ public final class NatsPublisher implements Publisher {
      * Configures a {@link NatsPublisher}. Give exactly one of {@link #server(String)}, {@link
      * #options(Options)} and {@link #connection(Connection)}. Everything is checked at {@link #build()}.
      */
-    public static final class Builder {
+    public static final class Builder extends AbstractPublisherBuilder<Builder> {
         private String server;
         private Options options;
         private Connection connection;
         private JetStreamOptions jetStreamOptions = JetStreamOptions.DEFAULT_JS_OPTIONS;
-        private Router router = Router.BY_AGGREGATE_TYPE;
         private String subjectPrefix = "";
         private Duration publishTimeout = Duration.ofSeconds(5);
         private String connectionName = "txoutbox";
@@ -369,16 +369,6 @@ public final class NatsPublisher implements Publisher {
          */
         public Builder jetStreamOptions(JetStreamOptions jetStreamOptions) {
             this.jetStreamOptions = jetStreamOptions;
-            return this;
-        }
-
-        /**
-         * @param router gives each event's subject (default {@link Router#BY_AGGREGATE_TYPE}); an event's
-         *     own destination overrides it
-         * @return this builder
-         */
-        public Builder router(Router router) {
-            this.router = router;
             return this;
         }
 
@@ -438,7 +428,7 @@ public final class NatsPublisher implements Publisher {
             Settings.require(
                     sources == 1,
                     "NatsPublisher.Builder: give exactly one of server, options and connection, not " + sources);
-            Settings.require(router != null, "NatsPublisher.Builder.router is null");
+            Settings.require(router() != null, "NatsPublisher.Builder.router is null");
             Settings.require(jetStreamOptions != null, "NatsPublisher.Builder.jetStreamOptions is null");
             Settings.require(subjectPrefix != null, "NatsPublisher.Builder.subjectPrefix is null; use \"\" for none");
             Settings.require(
@@ -462,7 +452,7 @@ public final class NatsPublisher implements Publisher {
                             "NatsPublisher.Builder.server is not a NATS URL like nats://host:4222", e);
                 }
             }
-            return new NatsPublisher(this, resolved);
+            return new NatsPublisher(this, router(), resolved);
         }
     }
 }

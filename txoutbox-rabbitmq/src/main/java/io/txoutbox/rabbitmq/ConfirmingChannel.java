@@ -51,6 +51,11 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
         if (channel == null) {
             throw new IOException("RabbitMQ refused a new channel: the connection's channel-max is reached");
         }
+        return of(channel, exchange);
+    }
+
+    /** Puts a fresh channel in confirm mode and listens to it; a test adds listeners of its own after. */
+    static ConfirmingChannel of(Channel channel, String exchange) throws IOException {
         ConfirmingChannel confirming = new ConfirmingChannel(channel, exchange);
         channel.addShutdownListener(confirming);
         channel.addConfirmListener(confirming);
@@ -67,17 +72,38 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
      * Publishes the batch's ready events and waits until each is settled or the timeout passes. Sets
      * their outcomes in the batch.
      *
+     * <p>However it ends, the channel lets go of the batch under its lock before it returns or throws:
+     * a confirm or return that arrives later finds no batch and changes no outcome, so the caller may
+     * fill the outcomes left without one.
+     *
      * @return whether the channel is clean for the next batch (everything settled, still open)
+     * @throws InterruptedException when interrupted while waiting for the confirms; the events not
+     *     settled by then have no outcome
      */
     boolean publishAndAwait(PreparedBatch<AMQP.BasicProperties> batch, long timeoutNanos) throws InterruptedException {
-        long deadline = System.nanoTime() + timeoutNanos;
-        List<Integer> indexes = batch.ready();
         lock.lock();
         try {
             inFlight = batch;
         } finally {
             lock.unlock();
         }
+        try {
+            return sendAndAwait(batch, timeoutNanos);
+        } finally {
+            // sendAndAwait releases the batch itself once it waited; this covers a send that threw.
+            lock.lock();
+            try {
+                release();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private boolean sendAndAwait(PreparedBatch<AMQP.BasicProperties> batch, long timeoutNanos)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        List<Integer> indexes = batch.ready();
         Exception publishFailure = null;
         int sent = 0;
         for (; sent < indexes.size(); sent++) {
@@ -125,13 +151,20 @@ final class ConfirmingChannel implements ConfirmListener, ReturnListener, Shutdo
             for (int i = sent; i < indexes.size(); i++) {
                 batch.set(indexes.get(i), failure);
             }
-            unconfirmed.clear();
-            returned.clear();
-            inFlight = null;
             return clean;
         } finally {
+            // In the same hold as the outcomes above, and when the wait was interrupted (awaitNanos
+            // throws holding the lock): no confirm gets between the outcomes and the release.
+            release();
             lock.unlock();
         }
+    }
+
+    /** Forgets the batch in flight, so that later confirms and returns settle nothing. Lock held. */
+    private void release() {
+        unconfirmed.clear();
+        returned.clear();
+        inFlight = null;
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.AbstractPublisherBuilder;
 import io.txoutbox.transport.Errors;
 import io.txoutbox.transport.PreparedBatch;
 import io.txoutbox.transport.PublisherThreads;
@@ -66,10 +67,10 @@ public final class RabbitPublisher implements Publisher {
     private volatile boolean reachable = true;
     private final Function<ClaimedEvent, AMQP.BasicProperties> properties;
 
-    private RabbitPublisher(Builder b, ConnectionFactory factory) {
+    private RabbitPublisher(Builder b, Router router, ConnectionFactory factory) {
         this.factory = factory;
         this.exchange = b.exchange;
-        this.router = b.router;
+        this.router = router;
         this.confirmTimeout = b.confirmTimeout;
         this.connectionName = b.connectionName;
         if (b.cloudEvents == null) {
@@ -158,6 +159,7 @@ public final class RabbitPublisher implements Publisher {
             clean = channel.publishAndAwait(batch, confirmTimeout.toNanos());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            // The channel has let go of the batch: a confirm arriving now cannot write into it.
             batch.fillMissing(PublishOutcome.retry("interrupted while waiting for RabbitMQ's confirms"));
         } finally {
             if (clean && !threads.isClosed()) {
@@ -246,7 +248,7 @@ public final class RabbitPublisher implements Publisher {
      * Configures a {@link RabbitPublisher}. Give either a {@link ConnectionFactory} or the plain
      * connection settings, not both. Everything is checked at {@link #build()}.
      */
-    public static final class Builder {
+    public static final class Builder extends AbstractPublisherBuilder<Builder> {
         private ConnectionFactory connectionFactory;
         private String host;
         private Integer port;
@@ -254,7 +256,6 @@ public final class RabbitPublisher implements Publisher {
         private String username;
         private String password;
         private String exchange = "";
-        private Router router = Router.BY_AGGREGATE_TYPE;
         private Duration confirmTimeout = Duration.ofSeconds(5);
         private String connectionName = "txoutbox";
         private CloudEventsMapping cloudEvents;
@@ -328,16 +329,6 @@ public final class RabbitPublisher implements Publisher {
         }
 
         /**
-         * @param router gives each event's routing key (default {@link Router#BY_AGGREGATE_TYPE}); an
-         *     event's own destination overrides it
-         * @return this builder
-         */
-        public Builder router(Router router) {
-            this.router = router;
-            return this;
-        }
-
-        /**
          * @param confirmTimeout how long a batch waits for its confirms (default 5 s); then every
          *     unconfirmed event is a retry. Keep it below the relay's publish timeout.
          * @return this builder
@@ -386,7 +377,7 @@ public final class RabbitPublisher implements Publisher {
                     exchangeBytes <= Messages.MAX_SHORT_STRING_BYTES,
                     "RabbitPublisher.Builder.exchange is " + exchangeBytes + " bytes; AMQP allows at most "
                             + Messages.MAX_SHORT_STRING_BYTES);
-            Settings.require(router != null, "RabbitPublisher.Builder.router is null");
+            Settings.require(router() != null, "RabbitPublisher.Builder.router is null");
             Settings.requireTimeout(confirmTimeout, "RabbitPublisher.Builder.confirmTimeout");
             Settings.requireNotBlank(connectionName, "RabbitPublisher.Builder.connectionName");
             ConnectionFactory factory;
@@ -416,7 +407,7 @@ public final class RabbitPublisher implements Publisher {
             factory.setChannelRpcTimeout((int) confirmTimeout.toMillis());
             factory.setAutomaticRecoveryEnabled(false);
             factory.setTopologyRecoveryEnabled(false);
-            return new RabbitPublisher(this, factory);
+            return new RabbitPublisher(this, router(), factory);
         }
 
         private static String orDefault(String value, String fallback) {

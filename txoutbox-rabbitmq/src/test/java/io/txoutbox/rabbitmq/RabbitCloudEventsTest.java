@@ -18,7 +18,6 @@ import io.txoutbox.cloudevents.CloudEventsMapping;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
-import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.ClaimedEvents;
 import java.net.URI;
 import java.time.Duration;
@@ -35,14 +34,10 @@ import org.junit.jupiter.api.Test;
  * cloudEvents_} or {@code cloudEvents:} prefix, {@code content-type} for {@code datacontenttype}).
  */
 class RabbitCloudEventsTest {
-    private static final String HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_RABBIT_PORT", "5672"));
 
     @Test
     void messages_arrive_as_binary_mode_cloudevents_of_the_amqp_binding() throws Exception {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost(HOST);
-        factory.setPort(PORT);
+        ConnectionFactory factory = LocalRabbit.factory();
         String queue =
                 "txoutbox-ce-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
         ClaimedEvent event = event(queue);
@@ -50,8 +45,8 @@ class RabbitCloudEventsTest {
                 Channel channel = connection.createChannel()) {
             channel.queueDeclare(queue, false, false, true, null);
             try (RabbitPublisher publisher = RabbitPublisher.builder()
-                    .host(HOST)
-                    .port(PORT)
+                    .host(LocalRabbit.HOST)
+                    .port(LocalRabbit.PORT)
                     .cloudEvents(CloudEventsMapping.source("/orders"))
                     .build()) {
                 assertThat(publish(publisher, List.of(event), Duration.ofSeconds(30)))

@@ -12,7 +12,6 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.test.TestEnv;
 import io.txoutbox.test.transport.Arrivals;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
@@ -34,8 +33,6 @@ import org.junit.jupiter.api.Test;
  * guest/guest). Each test publishes to a direct exchange of its own, deleted afterwards.
  */
 class RabbitPublisherTest extends PublisherContract {
-    private static final String HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "127.0.0.1");
-    private static final int PORT = Integer.parseInt(TestEnv.get("TXOUTBOX_RABBIT_PORT", "5672"));
 
     private static Connection admin;
 
@@ -45,7 +42,7 @@ class RabbitPublisherTest extends PublisherContract {
 
     @BeforeAll
     static void connect() throws Exception {
-        admin = directFactory().newConnection("txoutbox-test-admin");
+        admin = LocalRabbit.factory().newConnection("txoutbox-test-admin");
     }
 
     @AfterAll
@@ -72,7 +69,7 @@ class RabbitPublisherTest extends PublisherContract {
 
     @Override
     protected InetSocketAddress brokerAddress() {
-        return new InetSocketAddress(HOST, PORT);
+        return new InetSocketAddress(LocalRabbit.HOST, LocalRabbit.PORT);
     }
 
     @Override
@@ -278,7 +275,7 @@ class RabbitPublisherTest extends PublisherContract {
     }
 
     private RabbitPublisher.Builder direct() {
-        return RabbitPublisher.builder().host(HOST).port(PORT);
+        return RabbitPublisher.builder().host(LocalRabbit.HOST).port(LocalRabbit.PORT);
     }
 
     private String newExchange() throws Exception {
@@ -318,20 +315,13 @@ class RabbitPublisherTest extends PublisherContract {
         return arrivals;
     }
 
-    private static ConnectionFactory directFactory() {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setHost(HOST);
-        factory.setPort(PORT);
-        return factory;
-    }
-
     private static String random() {
         return Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFL);
     }
 
     @Test
     void connects_when_built_so_the_first_batch_does_not_pay_for_the_connection_set_up() {
-        try (RabbitPublisher publisher = (RabbitPublisher) newPublisher(HOST, PORT)) {
+        try (RabbitPublisher publisher = (RabbitPublisher) newPublisher(LocalRabbit.HOST, LocalRabbit.PORT)) {
             await().atMost(Duration.ofSeconds(10)).until(publisher::isConnected);
         }
     }

@@ -15,6 +15,8 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.AbstractPublisherBuilder;
+import io.txoutbox.transport.Route;
 import io.txoutbox.transport.Sends;
 import io.txoutbox.transport.Settings;
 import java.nio.charset.StandardCharsets;
@@ -55,9 +57,9 @@ public final class RedisStreamsPublisher implements Publisher {
     private final long maxLen;
     private final Duration commandTimeout;
 
-    private RedisStreamsPublisher(Builder b, RedisConnector connector) {
+    private RedisStreamsPublisher(Builder b, Router router, RedisConnector connector) {
         this.connector = connector;
-        this.router = b.keyPrefix.isEmpty() ? b.router : b.router.withPrefix(b.keyPrefix);
+        this.router = b.keyPrefix.isEmpty() ? router : router.withPrefix(b.keyPrefix);
         this.maxLen = b.maxLen;
         this.commandTimeout = b.commandTimeout;
         connector.connectEarly();
@@ -94,22 +96,14 @@ public final class RedisStreamsPublisher implements Publisher {
         String[] keys = new String[n];
         for (int i = 0; i < n; i++) {
             ClaimedEvent event = batch.get(i);
-            String key;
-            try {
-                key = router.destinationOf(event);
-            } catch (RuntimeException e) {
-                outcomes[i] = PublishOutcome.dead("the router failed for event " + event.id() + ": " + e);
+            Route route = Route.naming(event, router, key -> key == null || key.isEmpty() ? noKey(event) : null);
+            if (route.dead() != null) {
+                outcomes[i] = route.dead();
                 commands.add(null);
                 continue;
             }
-            if (key == null || key.isEmpty()) {
-                outcomes[i] = PublishOutcome.dead("the router gave no stream key for event " + event.id()
-                        + " (aggregate type '" + event.aggregateType() + "')");
-                commands.add(null);
-                continue;
-            }
-            keys[i] = key;
-            commands.add(xadd(key, event));
+            keys[i] = route.destination();
+            commands.add(xadd(route.destination(), event));
         }
         List<AsyncCommand<byte[], byte[], String>> toSend = new ArrayList<>(n);
         for (AsyncCommand<byte[], byte[], String> command : commands) {
@@ -139,6 +133,12 @@ public final class RedisStreamsPublisher implements Publisher {
             }
         }
         return args;
+    }
+
+    /** @return the reason of an event the router gave an empty key */
+    private static String noKey(ClaimedEvent event) {
+        return "the router gave no stream key for event " + event.id() + " (aggregate type '" + event.aggregateType()
+                + "')";
     }
 
     private AsyncCommand<byte[], byte[], String> xadd(String key, ClaimedEvent event) {
@@ -201,7 +201,7 @@ public final class RedisStreamsPublisher implements Publisher {
      * Builds a {@link RedisStreamsPublisher}. Every setting is checked at {@link #build()}, which throws
      * {@link OutboxValidationException} naming the setting and the value. Not thread-safe.
      */
-    public static final class Builder {
+    public static final class Builder extends AbstractPublisherBuilder<Builder> {
         /** The largest accepted {@code maxLen}: beyond it, trimming is pointless. */
         private static final long MAX_MAXLEN = 1L << 40;
 
@@ -209,7 +209,6 @@ public final class RedisStreamsPublisher implements Publisher {
         private RedisURI redisUri;
         private RedisClient client;
         private StatefulRedisConnection<?, ?> connection;
-        private Router router = Router.BY_AGGREGATE_TYPE;
         private String keyPrefix = "";
         private long maxLen;
         private Duration commandTimeout = Duration.ofSeconds(5);
@@ -263,16 +262,6 @@ public final class RedisStreamsPublisher implements Publisher {
         }
 
         /**
-         * @param router chooses the stream key of an event (default {@link Router#BY_AGGREGATE_TYPE}); an
-         *     event's own destination always wins
-         * @return this builder
-         */
-        public Builder router(Router router) {
-            this.router = router;
-            return this;
-        }
-
-        /**
          * @param keyPrefix put before every key the router gives, for example {@code outbox:} (default
          *     none); an event's own destination is used as it is
          * @return this builder
@@ -314,7 +303,7 @@ public final class RedisStreamsPublisher implements Publisher {
          *     contradicts another
          */
         public RedisStreamsPublisher build() {
-            if (router == null) {
+            if (router() == null) {
                 throw invalid("router", null, "RedisStreamsPublisher.Builder.router is missing");
             }
             if (keyPrefix == null) {
@@ -337,7 +326,7 @@ public final class RedisStreamsPublisher implements Publisher {
                             "RedisStreamsPublisher.Builder.connection excludes uri and client: give one way to"
                                     + " reach Redis");
                 }
-                return new RedisStreamsPublisher(this, RedisConnector.borrowed(connection));
+                return new RedisStreamsPublisher(this, router(), RedisConnector.borrowed(connection));
             }
             if (!hasUri) {
                 throw invalid(
@@ -346,6 +335,7 @@ public final class RedisStreamsPublisher implements Publisher {
             RedisURI target = redisUri != null ? redisUri : parse(uri);
             return new RedisStreamsPublisher(
                     this,
+                    router(),
                     client != null
                             ? RedisConnector.onClient(client, target)
                             : RedisConnector.owned(target, commandTimeout));

@@ -6,6 +6,7 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
+import io.txoutbox.transport.AbstractPublisherBuilder;
 import io.txoutbox.transport.Outcomes;
 import io.txoutbox.transport.PublisherThreads;
 import io.txoutbox.transport.Route;
@@ -95,10 +96,10 @@ public final class SqsPublisher implements Publisher {
     private final Map<String, CompletableFuture<String>> queueUrls = new ConcurrentHashMap<>();
     private volatile boolean reachable = true;
 
-    private SqsPublisher(Builder b, SqsAsyncClient client, boolean ownClient) {
+    private SqsPublisher(Builder b, Router router, SqsAsyncClient client, boolean ownClient) {
         this.client = client;
         this.ownClient = ownClient;
-        this.router = b.queuePrefix.isEmpty() ? b.router : prefixed(b.router, b.queuePrefix);
+        this.router = b.queuePrefix.isEmpty() ? router : prefixed(router, b.queuePrefix);
         this.publishTimeout = b.publishTimeout;
         this.maxMessageBytes = b.maxMessageBytes;
         this.description = "SqsPublisher[" + (ownClient ? describe(b) : "given client")
@@ -399,16 +400,16 @@ public final class SqsPublisher implements Publisher {
 
     /**
      * Configures an {@link SqsPublisher}. Give either a client, or a region (and optionally an endpoint
-     * and credentials), not both. Everything is checked at {@link #build()}.
+     * and credentials), not both. Everything is checked at {@link #build()}. The {@link #router(Router)
+     * router} gives each event's queue: a name, or a queue URL used as it is.
      */
-    public static final class Builder {
+    public static final class Builder extends AbstractPublisherBuilder<Builder> {
         private SqsAsyncClient client;
         private String region;
         private String endpoint;
         private String accessKeyId;
         private String secretAccessKey;
         private AwsCredentialsProvider credentialsProvider;
-        private Router router = Router.BY_AGGREGATE_TYPE;
         private String queuePrefix = "";
         private Duration publishTimeout = Duration.ofSeconds(5);
         private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
@@ -473,16 +474,6 @@ public final class SqsPublisher implements Publisher {
         }
 
         /**
-         * @param router gives each event's queue: a name, or a queue URL used as it is (default {@link
-         *     Router#BY_AGGREGATE_TYPE}); an event's own destination overrides it
-         * @return this builder
-         */
-        public Builder router(Router router) {
-            this.router = router;
-            return this;
-        }
-
-        /**
          * @param queuePrefix put before the router's queue name (not before a queue URL the router gives,
          *     nor before an event's own destination), for example {@code prod-} (default none)
          * @return this builder
@@ -529,7 +520,7 @@ public final class SqsPublisher implements Publisher {
          *     range or contradicts another
          */
         public SqsPublisher build() {
-            require(router != null, "SqsPublisher.Builder.router", null, "SqsPublisher.Builder.router is null");
+            require(router() != null, "SqsPublisher.Builder.router", null, "SqsPublisher.Builder.router is null");
             require(
                     queuePrefix != null,
                     "SqsPublisher.Builder.queuePrefix",
@@ -564,7 +555,7 @@ public final class SqsPublisher implements Publisher {
                         "SqsPublisher.Builder.client",
                         null,
                         "SqsPublisher.Builder: give either client or region/endpoint/credentials, not both");
-                return new SqsPublisher(this, client, false);
+                return new SqsPublisher(this, router(), client, false);
             }
             require(
                     accessKeyId == null || credentialsProvider == null,
@@ -619,7 +610,7 @@ public final class SqsPublisher implements Publisher {
                         "SqsPublisher.Builder: the SQS client cannot be created (" + e.getMessage()
                                 + "); give a region, or set AWS_REGION");
             }
-            return new SqsPublisher(this, created, true);
+            return new SqsPublisher(this, router(), created, true);
         }
 
         private static URI endpointUri(String endpoint) {

@@ -21,11 +21,30 @@ public record Route(String destination, PublishOutcome dead) {
      *     destination's problem as it is
      */
     public static Route of(ClaimedEvent event, Router router, Function<String, String> destinationProblem) {
+        return route(event, router, destinationProblem, "the router failed: ");
+    }
+
+    /**
+     * Like {@link #of}, for a transport whose reasons name the event (each outcome is read apart from its
+     * batch there).
+     *
+     * @param event the claimed event
+     * @param router gives its destination
+     * @param destinationProblem why a destination can never be published to, or {@code null} when it can
+     * @return its destination, or its {@code DEAD} outcome: {@code "the router failed for event <id>:
+     *     <error>"} or the destination's problem as it is
+     */
+    public static Route naming(ClaimedEvent event, Router router, Function<String, String> destinationProblem) {
+        return route(event, router, destinationProblem, "the router failed for event " + event.id() + ": ");
+    }
+
+    private static Route route(
+            ClaimedEvent event, Router router, Function<String, String> destinationProblem, String routerFailed) {
         String destination;
         try {
             destination = router.destinationOf(event);
         } catch (RuntimeException e) {
-            return new Route(null, PublishOutcome.dead("the router failed: " + e));
+            return new Route(null, PublishOutcome.dead(routerFailed + e));
         }
         String problem = destinationProblem.apply(destination);
         return problem != null ? new Route(null, PublishOutcome.dead(problem)) : new Route(destination, null);

@@ -177,6 +177,22 @@ class TransportSupportTest {
         assertThat(prepared.outcomes().get(4)).isEqualTo(PublishOutcome.retry("no confirm"));
     }
 
+    @Test
+    void a_route_naming_the_event_says_which_event_the_router_failed_for() {
+        ClaimedEvent boom = event("boom", null);
+        Router failing = e -> {
+            throw new IllegalStateException("no route");
+        };
+        assertThat(Route.naming(boom, failing, d -> null))
+                .isEqualTo(new Route(
+                        null,
+                        PublishOutcome.dead("the router failed for event " + boom.id()
+                                + ": java.lang.IllegalStateException: no route")));
+        assertThat(Route.naming(boom, e -> "", d -> d.isEmpty() ? "no destination" : null))
+                .isEqualTo(new Route(null, PublishOutcome.dead("no destination")));
+        assertThat(Route.naming(event("x", "own"), e -> "routed", d -> null)).isEqualTo(new Route("own", null));
+    }
+
     private static ClaimedEvent event(String aggregateType, String destination) {
         return new ClaimedEvent(
                 UUID.randomUUID(),
@@ -244,5 +260,24 @@ class TransportSupportTest {
                 .isTrue();
         assertThat(ClassPath.has("io.txoutbox.NotThere", TransportSupportTest.class))
                 .isFalse();
+    }
+
+    @Test
+    void a_builder_routes_by_aggregate_type_until_told_otherwise_and_chains_as_its_own_type() {
+        assertThat(new TestBuilder().router()).isSameAs(Router.BY_AGGREGATE_TYPE);
+        Router byType = ClaimedEvent::eventType;
+        TestBuilder builder = new TestBuilder().router(byType).name("n");
+        assertThat(builder.router()).isSameAs(byType);
+        assertThat(builder.name).isEqualTo("n");
+        assertThat(new TestBuilder().router(null).router()).isNull(); // refused at the transport's build()
+    }
+
+    private static final class TestBuilder extends AbstractPublisherBuilder<TestBuilder> {
+        private String name;
+
+        TestBuilder name(String name) {
+            this.name = name;
+            return this;
+        }
     }
 }
