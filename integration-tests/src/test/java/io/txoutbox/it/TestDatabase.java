@@ -2,6 +2,7 @@ package io.txoutbox.it;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.Sql;
 import io.txoutbox.test.TestEnv;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -73,12 +74,13 @@ enum TestDatabase {
         return this == MARIADB ? "DROP TABLE IF EXISTS " + table : "DROP TABLE IF EXISTS " + table + " CASCADE";
     }
 
+    /** @return how a query's arguments are bound here: MariaDB keeps ids as text */
+    Sql.Binder binder() {
+        return this == MARIADB ? Sql.Binder.UUIDS_AS_TEXT : Sql.Binder.OBJECTS;
+    }
+
     void bindId(PreparedStatement ps, int index, UUID id) throws SQLException {
-        if (this == MARIADB) {
-            ps.setString(index, id.toString());
-        } else {
-            ps.setObject(index, id);
-        }
+        binder().bind(ps, index, id);
     }
 
     Instant readTime(ResultSet rs, int index) throws SQLException {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.Sql;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,9 +17,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -61,23 +59,11 @@ final class TestSupport {
     }
 
     static void sql(String statement) {
-        try (Connection c = postgres().getConnection();
-                Statement st = c.createStatement()) {
-            st.execute(statement);
-        } catch (SQLException e) {
-            throw new IllegalStateException(statement + ": " + e.getMessage(), e);
-        }
+        Sql.execute(postgres(), statement);
     }
 
     static long count(String query) {
-        try (Connection c = postgres().getConnection();
-                Statement st = c.createStatement();
-                var rs = st.executeQuery(query)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(query + ": " + e.getMessage(), e);
-        }
+        return Sql.count(postgres(), query);
     }
 
     static void dropTable(String table) {
