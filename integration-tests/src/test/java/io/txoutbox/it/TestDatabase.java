@@ -2,6 +2,7 @@ package io.txoutbox.it;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.Sql;
 import io.txoutbox.test.TestEnv;
 import java.sql.PreparedStatement;
@@ -19,10 +20,7 @@ import java.util.UUID;
  * use and closed when the test JVM exits. URLs can be overridden by environment variables.
  */
 enum TestDatabase {
-    POSTGRES(
-            TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"),
-            TestEnv.get("TXOUTBOX_PG_USER", "postgres"),
-            "now()"),
+    POSTGRES(LocalPostgres.URL, LocalPostgres.USER, "now()"),
     MARIADB(
             TestEnv.get("TXOUTBOX_MARIADB_URL", "jdbc:mariadb://localhost:3306/test"),
             TestEnv.get("TXOUTBOX_MARIADB_USER", "root"),

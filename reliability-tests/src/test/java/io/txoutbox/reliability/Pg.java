@@ -2,8 +2,8 @@ package io.txoutbox.reliability;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.Sql;
-import io.txoutbox.test.TestEnv;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -12,8 +12,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * one role (relay, producer) with {@code pg_terminate_backend}.
  */
 final class Pg {
-    static final String URL = TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
-    static final String USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
+    static final String URL = LocalPostgres.URL;
+    static final String USER = LocalPostgres.USER;
 
     private Pg() {}
 
@@ -23,12 +23,7 @@ final class Pg {
      * @return a pool; the caller closes it
      */
     static HikariDataSource pool(String applicationName, int size) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(URL);
-        config.setUsername(USER);
-        config.setPoolName(applicationName);
-        config.setMaximumPoolSize(size);
-        config.setMinimumIdle(0);
+        HikariConfig config = LocalPostgres.config(applicationName, size);
         config.setConnectionTimeout(5_000);
         config.addDataSourceProperty("ApplicationName", applicationName);
         return new HikariDataSource(config);

@@ -2,6 +2,7 @@ package io.txoutbox.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.Sql;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -20,8 +21,8 @@ import javax.sql.DataSource;
  * server's settings. Override the server with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER.
  */
 final class Pg implements AutoCloseable {
-    static final String URL = env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
-    static final String USER = env("TXOUTBOX_PG_USER", "postgres");
+    static final String URL = LocalPostgres.URL;
+    static final String USER = LocalPostgres.USER;
 
     /** The payload of every loaded and appended event: a small order, about 90 bytes of JSON. */
     static final String PAYLOAD_SQL =
@@ -204,10 +205,5 @@ final class Pg implements AutoCloseable {
         } finally {
             admin.close();
         }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.Sql;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -26,9 +26,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** Shared pieces of the server tests: the local PostgreSQL, unique tables, HTTP calls, child JVMs. */
 final class TestSupport {
-    static final String PG_URL =
-            System.getenv().getOrDefault("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
-    static final String PG_USER = System.getenv().getOrDefault("TXOUTBOX_PG_USER", "postgres");
+    static final String PG_URL = LocalPostgres.URL;
+    static final String PG_USER = LocalPostgres.USER;
     static final String TOKEN = "test-token-0123456789abcdef";
     static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP =
@@ -39,12 +38,7 @@ final class TestSupport {
 
     static synchronized HikariDataSource postgres() {
         if (pool == null) {
-            HikariConfig c = new HikariConfig();
-            c.setJdbcUrl(PG_URL);
-            c.setUsername(PG_USER);
-            c.setMaximumPoolSize(4);
-            c.setMinimumIdle(0);
-            pool = new HikariDataSource(c);
+            pool = LocalPostgres.pool("server-tests", 4);
         }
         return pool;
     }

@@ -1,15 +1,15 @@
 package io.txoutbox.spring;
 
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.Sql;
-import io.txoutbox.test.TestEnv;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /** The local PostgreSQL the tests use; override with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER. */
 public final class TestDatabase {
-    public static final String URL = TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
-    public static final String USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
+    public static final String URL = LocalPostgres.URL;
+    public static final String USER = LocalPostgres.USER;
     /** A connection of its own for each call, as the tests' checks need no pool. */
     private static final PGSimpleDataSource POSTGRES = new PGSimpleDataSource();
 

@@ -7,6 +7,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import io.txoutbox.rabbitmq.RabbitPublisher;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.Sql;
 import io.txoutbox.test.TcpProxy;
 import io.txoutbox.test.TestEnv;
@@ -36,9 +37,9 @@ import org.springframework.core.env.MapPropertySource;
  */
 public final class ShopInfrastructure implements AutoCloseable {
     /** The local PostgreSQL; override with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER. */
-    public static final String PG_URL = TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
+    public static final String PG_URL = LocalPostgres.URL;
 
-    public static final String PG_USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
+    public static final String PG_USER = LocalPostgres.USER;
     private static final String RABBIT_HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "localhost");
     /** A connection of its own for each call, as the tests' checks need no pool. */
     private static final PGSimpleDataSource POSTGRES = new PGSimpleDataSource();
