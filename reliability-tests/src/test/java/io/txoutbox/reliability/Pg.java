@@ -12,9 +12,6 @@ import java.util.concurrent.ThreadLocalRandom;
  * one role (relay, producer) with {@code pg_terminate_backend}.
  */
 final class Pg {
-    static final String URL = LocalPostgres.URL;
-    static final String USER = LocalPostgres.USER;
-
     private Pg() {}
 
     /**
