@@ -2,6 +2,7 @@ package io.txoutbox.it;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
+import io.txoutbox.test.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -83,23 +84,9 @@ abstract class DatabaseTest {
         return outbox.inTransaction(c -> outbox.appendAll(c, List.of(events)));
     }
 
+    /** @return the number the query returns, ids bound as this database stores them */
     long count(String sql, Object... args) {
-        try (Connection c = dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                if (args[i] instanceof UUID id) {
-                    database().bindId(ps, i + 1, id);
-                } else {
-                    ps.setObject(i + 1, args[i]);
-                }
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return Sql.count(dataSource(), database().binder(), sql, args);
     }
 
     long rows(Outbox outbox) {
@@ -143,11 +130,6 @@ abstract class DatabaseTest {
     }
 
     void execute(String sql) {
-        try (Connection c = dataSource().getConnection();
-                Statement st = c.createStatement()) {
-            st.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        Sql.execute(dataSource(), sql);
     }
 }

@@ -7,6 +7,7 @@ import io.txoutbox.OutboxEvent;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.OutboxStore;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -31,9 +32,8 @@ class PostgresKeysetClaimTest extends DatabaseTest {
     void a_row_behind_the_cursor_is_claimed_once_nothing_is_ahead_or_the_rescan_interval_has_passed() throws Exception {
         Outbox outbox = newOutbox();
         try (OutboxStore store = storeOf(outbox);
-                Connection late = dataSource().getConnection()) {
-            late.setAutoCommit(false);
-            OutboxEvent behind = outbox.append(late, event("order.placed", "late"));
+                LateAppend late = lateAppend(outbox)) {
+            OutboxEvent behind = late.event();
             appendCommitted(outbox, event("order.placed", "a"), event("order.placed", "b"));
             assertThat(claim(store, "relay-1")).hasSize(2); // from the bottom: the first claim
 
@@ -55,9 +55,8 @@ class PostgresKeysetClaimTest extends DatabaseTest {
     void while_work_ahead_never_runs_out_a_claim_from_the_bottom_comes_within_the_rescan_interval() throws Exception {
         Outbox outbox = newOutbox();
         try (OutboxStore store = storeOf(outbox);
-                Connection late = dataSource().getConnection()) {
-            late.setAutoCommit(false);
-            OutboxEvent behind = outbox.append(late, event("order.placed", "late"));
+                LateAppend late = lateAppend(outbox)) {
+            OutboxEvent behind = late.event();
             appendCommitted(outbox, event("order.placed", "a"));
             assertThat(claim(store, "relay-1")).hasSize(1);
             late.commit();
@@ -87,9 +86,8 @@ class PostgresKeysetClaimTest extends DatabaseTest {
             throws Exception {
         Outbox outbox = newOutbox();
         try (OutboxStore store = storeOf(outbox);
-                Connection late = dataSource().getConnection()) {
-            late.setAutoCommit(false);
-            OutboxEvent behind = outbox.append(late, event("order.placed", "late"));
+                LateAppend late = lateAppend(outbox)) {
+            OutboxEvent behind = late.event();
             appendCommitted(outbox, event("order.placed", "a"));
             assertThat(claim(store, "relay-1")).hasSize(1);
             assertThat(claim(store, "relay-1"))
@@ -129,6 +127,32 @@ class PostgresKeysetClaimTest extends DatabaseTest {
                     .as("nothing ahead: from the bottom, where the crashed relay's row waits")
                     .extracting(ClaimedEvent::id)
                     .containsExactly(crashed.get(0).id());
+        }
+    }
+
+    /**
+     * A transaction left open with one event appended: its row is older than rows appended after it but
+     * becomes visible only at {@link #commit()}, behind a relay's cursor. Closing it uncommitted rolls back.
+     */
+    private record LateAppend(Connection connection, OutboxEvent event) implements AutoCloseable {
+        void commit() throws SQLException {
+            connection.commit();
+        }
+
+        @Override
+        public void close() throws SQLException {
+            connection.close();
+        }
+    }
+
+    private LateAppend lateAppend(Outbox outbox) throws SQLException {
+        Connection late = dataSource().getConnection();
+        try {
+            late.setAutoCommit(false);
+            return new LateAppend(late, outbox.append(late, event("order.placed", "late")));
+        } catch (RuntimeException | SQLException e) {
+            late.close();
+            throw e;
         }
     }
 

@@ -58,6 +58,13 @@ class PublishedPartitionsTest extends DatabaseTest {
         archives.forEach(a -> execute("DROP TABLE IF EXISTS " + a + " CASCADE"));
     }
 
+    /** @return a relay that keeps what it published for seven days, to a broker that accepts everything */
+    private static Relay retainingRelay(Outbox outbox) {
+        return outbox.relay(new RecordingPublisher())
+                .retainPublished(Duration.ofDays(7))
+                .build();
+    }
+
     private Outbox partitioned(SettableClock clock, Duration width) {
         Outbox outbox = outboxBuilder().clock(clock).publishedPartitions(width).build();
         archives.add(outbox.table() + "_published");
@@ -71,10 +78,8 @@ class PublishedPartitionsTest extends DatabaseTest {
         String t = outbox.table();
         assertThat(partitions(t))
                 .containsExactlyInAnyOrder(t + "_pub_2031050400", t + "_pub_2031050500", t + "_pub_default");
-        RecordingPublisher broker = new RecordingPublisher();
         appendCommitted(outbox, event("order.placed", "1"), event("order.placed", "2"), event("order.paid", "1"));
-        try (Relay relay =
-                outbox.relay(broker).retainPublished(Duration.ofDays(7)).build()) {
+        try (Relay relay = retainingRelay(outbox)) {
             assertThat(relay.runOnce()).isEqualTo(3);
         }
         assertThat(rows(outbox)).as("the queue table").isZero();
@@ -95,9 +100,7 @@ class PublishedPartitionsTest extends DatabaseTest {
         SettableClock clock = new SettableClock(T0);
         Outbox outbox = partitioned(clock, DAY);
         String t = outbox.table();
-        RecordingPublisher broker = new RecordingPublisher();
-        try (Relay relay =
-                outbox.relay(broker).retainPublished(Duration.ofDays(7)).build()) {
+        try (Relay relay = retainingRelay(outbox)) {
             appendCommitted(outbox, event("order.placed", "1"), event("order.placed", "2"));
             relay.runOnce();
             clock.advance(DAY);
@@ -122,10 +125,8 @@ class PublishedPartitionsTest extends DatabaseTest {
         SettableClock clock = new SettableClock(T0);
         Outbox outbox = partitioned(clock, DAY);
         String t = outbox.table();
-        RecordingPublisher broker = new RecordingPublisher();
         appendCommitted(outbox, event("order.placed", "old"), event("order.placed", "newer"));
-        try (Relay relay =
-                outbox.relay(broker).retainPublished(Duration.ofDays(7)).build()) {
+        try (Relay relay = retainingRelay(outbox)) {
             relay.runOnce();
         }
         // Into periods without a partition (the update moves each row): 20 days ago and 2 days ago.

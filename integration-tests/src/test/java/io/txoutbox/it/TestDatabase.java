@@ -2,6 +2,8 @@ package io.txoutbox.it;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.test.Sql;
 import io.txoutbox.test.TestEnv;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,10 +20,7 @@ import java.util.UUID;
  * use and closed when the test JVM exits. URLs can be overridden by environment variables.
  */
 enum TestDatabase {
-    POSTGRES(
-            TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"),
-            TestEnv.get("TXOUTBOX_PG_USER", "postgres"),
-            "now()"),
+    POSTGRES(LocalPostgres.URL, LocalPostgres.USER, "now()"),
     MARIADB(
             TestEnv.get("TXOUTBOX_MARIADB_URL", "jdbc:mariadb://localhost:3306/test"),
             TestEnv.get("TXOUTBOX_MARIADB_USER", "root"),
@@ -73,12 +72,13 @@ enum TestDatabase {
         return this == MARIADB ? "DROP TABLE IF EXISTS " + table : "DROP TABLE IF EXISTS " + table + " CASCADE";
     }
 
+    /** @return how a query's arguments are bound here: MariaDB keeps ids as text */
+    Sql.Binder binder() {
+        return this == MARIADB ? Sql.Binder.UUIDS_AS_TEXT : Sql.Binder.OBJECTS;
+    }
+
     void bindId(PreparedStatement ps, int index, UUID id) throws SQLException {
-        if (this == MARIADB) {
-            ps.setString(index, id.toString());
-        } else {
-            ps.setObject(index, id);
-        }
+        binder().bind(ps, index, id);
     }
 
     Instant readTime(ResultSet rs, int index) throws SQLException {

@@ -9,6 +9,7 @@ import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.spi.OutboxStore;
+import io.txoutbox.test.LocalPostgres;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -37,8 +38,8 @@ class PostgresClaimPlanTest {
     @BeforeAll
     static void neverAnalyzedBacklog() throws SQLException {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(System.getenv().getOrDefault("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
-        config.setUsername(System.getenv().getOrDefault("TXOUTBOX_PG_USER", "postgres"));
+        config.setJdbcUrl(LocalPostgres.URL);
+        config.setUsername(LocalPostgres.USER);
         config.setMaximumPoolSize(1); // one connection: what a claim leaves on it, the next borrower sees
         pool = new HikariDataSource(config);
         table = "it_claimplan_"

@@ -5,6 +5,7 @@ import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Outbox;
 import io.txoutbox.reliability.ChaosBroker.Arrival;
 import io.txoutbox.reliability.Ledger.TxOutcome;
+import io.txoutbox.test.Sql;
 import io.txoutbox.test.TcpProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -313,13 +314,13 @@ final class ChaosRun {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
         long left = -1;
         while (System.nanoTime() < deadline) {
-            left = Pg.count(admin, "SELECT count(*) FROM " + table + " WHERE status <> 'dead'");
+            left = Sql.count(admin, "SELECT count(*) FROM " + table + " WHERE status <> 'dead'");
             if (left == 0) {
                 break;
             }
             PrivateNats.sleep(250);
         }
-        long dead = Pg.count(admin, "SELECT count(*) FROM " + table + " WHERE status = 'dead'");
+        long dead = Sql.count(admin, "SELECT count(*) FROM " + table + " WHERE status = 'dead'");
         log("drained: " + left + " rows left, " + dead + " dead");
         if (left != 0 || dead != 0) {
             throw new AssertionError("the outbox did not drain within 180 s after the faults: " + left + " rows left, "

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.spi.RelayListener;
+import io.txoutbox.test.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -62,11 +63,11 @@ abstract class OutboxTableTest {
     }
 
     void execute(String sql) {
-        Pg.execute(dataSource, sql);
+        Sql.execute(dataSource, sql);
     }
 
     long count(String sql, Object... args) {
-        return Pg.count(dataSource, sql, args);
+        return Sql.count(dataSource, sql, args);
     }
 
     /** @return one column of one row as text, or {@code null} when the row is gone */

@@ -2,12 +2,8 @@ package io.txoutbox.reliability;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.txoutbox.test.TestEnv;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
+import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.test.Sql;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -16,9 +12,6 @@ import java.util.concurrent.ThreadLocalRandom;
  * one role (relay, producer) with {@code pg_terminate_backend}.
  */
 final class Pg {
-    static final String URL = TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
-    static final String USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
-
     private Pg() {}
 
     /**
@@ -27,12 +20,7 @@ final class Pg {
      * @return a pool; the caller closes it
      */
     static HikariDataSource pool(String applicationName, int size) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(URL);
-        config.setUsername(USER);
-        config.setPoolName(applicationName);
-        config.setMaximumPoolSize(size);
-        config.setMinimumIdle(0);
+        HikariConfig config = LocalPostgres.config(applicationName, size);
         config.setConnectionTimeout(5_000);
         config.addDataSourceProperty("ApplicationName", applicationName);
         return new HikariDataSource(config);
@@ -43,30 +31,6 @@ final class Pg {
         return prefix + "_" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
     }
 
-    static void execute(javax.sql.DataSource ds, String sql) {
-        try (Connection c = ds.getConnection();
-                Statement st = c.createStatement()) {
-            st.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
-        }
-    }
-
-    static long count(javax.sql.DataSource ds, String sql, Object... args) {
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
-        }
-    }
-
     /**
      * Terminates every backend whose application name matches, except the caller's own.
      *
@@ -74,7 +38,7 @@ final class Pg {
      * @return how many backends were terminated
      */
     static int terminate(javax.sql.DataSource ds, String pattern) {
-        return (int) count(
+        return (int) Sql.count(
                 ds,
                 "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity"
                         + " WHERE application_name LIKE ? AND pid <> pg_backend_pid()) t WHERE done",
@@ -83,7 +47,7 @@ final class Pg {
 
     /** Drops an outbox table and its notify function. */
     static void dropOutbox(javax.sql.DataSource ds, String table) {
-        execute(ds, "DROP TABLE IF EXISTS " + table + " CASCADE");
-        execute(ds, "DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
+        Sql.execute(ds, "DROP TABLE IF EXISTS " + table + " CASCADE");
+        Sql.execute(ds, "DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
     }
 }

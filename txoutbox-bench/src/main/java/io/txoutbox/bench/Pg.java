@@ -2,6 +2,8 @@ package io.txoutbox.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.test.Sql;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -19,8 +21,8 @@ import javax.sql.DataSource;
  * server's settings. Override the server with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER.
  */
 final class Pg implements AutoCloseable {
-    static final String URL = env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
-    static final String USER = env("TXOUTBOX_PG_USER", "postgres");
+    static final String URL = LocalPostgres.URL;
+    static final String USER = LocalPostgres.USER;
 
     /** The payload of every loaded and appended event: a small order, about 90 bytes of JSON. */
     static final String PAYLOAD_SQL =
@@ -35,7 +37,7 @@ final class Pg implements AutoCloseable {
     Pg() {
         this.schema = "txbench_" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFL);
         this.admin = pool(URL, USER, "txbench-admin", 2, null);
-        exec(admin, "CREATE SCHEMA " + schema);
+        exec("CREATE SCHEMA " + schema);
     }
 
     /** @return a pool whose connections use this run's schema */
@@ -70,16 +72,7 @@ final class Pg implements AutoCloseable {
     }
 
     void exec(String sql) {
-        exec(admin, sql);
-    }
-
-    static void exec(DataSource ds, String sql) {
-        try (Connection c = ds.getConnection();
-                Statement s = c.createStatement()) {
-            s.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
-        }
+        Sql.execute(admin, sql);
     }
 
     long count(String table) {
@@ -158,19 +151,7 @@ final class Pg implements AutoCloseable {
     }
 
     private long queryLong(String sql) {
-        return queryLong(admin, sql);
-    }
-
-    /** @return the first column of the first row */
-    static long queryLong(DataSource ds, String sql) {
-        try (Connection c = ds.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
-        }
+        return Sql.count(admin, sql);
     }
 
     /** BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1 FROM a table; kept open until {@code c} is closed. */
@@ -224,10 +205,5 @@ final class Pg implements AutoCloseable {
         } finally {
             admin.close();
         }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
     }
 }

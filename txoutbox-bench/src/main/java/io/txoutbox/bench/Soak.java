@@ -8,6 +8,7 @@ import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.Sql;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -135,7 +136,7 @@ final class Soak {
     private void soak(EmbeddedPostgres server, String scenario, int holdFrom, int holdTo) throws Exception {
         String table = "w6_" + (holdFrom > 0 ? "held" : "steady");
         DataSource admin = server.getPostgresDatabase();
-        Pg.exec(admin, "DROP TABLE IF EXISTS " + table);
+        Sql.execute(admin, "DROP TABLE IF EXISTS " + table);
         Latencies latencies = new Latencies();
         int windows = sizes.w6Windows();
         long window = sizes.w6Window().toNanos();
@@ -165,7 +166,7 @@ final class Soak {
                     .build();
             open.add(outbox);
             // The storage settings txoutbox's DDL gave the table (fillfactor, autovacuum thresholds).
-            long options = Pg.queryLong(
+            long options = Sql.count(
                     admin,
                     "SELECT coalesce(cardinality(reloptions), 0) FROM pg_class WHERE oid = '" + table + "'::regclass");
             String reloptions;
@@ -257,7 +258,7 @@ final class Soak {
             // The relays drain what is left; then the table's size at the end.
             long drainDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             long left;
-            while ((left = Pg.queryLong(admin, "SELECT count(*) FROM " + table)) > 0
+            while ((left = Sql.count(admin, "SELECT count(*) FROM " + table)) > 0
                     && System.nanoTime() < drainDeadline) {
                 Thread.sleep(100);
             }
@@ -274,7 +275,7 @@ final class Soak {
             for (int i = open.size() - 1; i >= 0; i--) {
                 open.get(i).close();
             }
-            Pg.exec(admin, "DROP TABLE IF EXISTS " + table);
+            Sql.execute(admin, "DROP TABLE IF EXISTS " + table);
         }
         if (holdFrom > 0) {
             recovery(scenario, perWindow, holdFrom, holdTo, latencies, (windows - holdTo) * 60L);

@@ -49,10 +49,7 @@ final class RouteStats {
 
     private record Second(long published, long calls, long latencyNanos, long maxLatencyNanos) {}
 
-    private final String name;
-    private final String transport;
-    private final List<String> types;
-    private final String target;
+    private final RoutingPublisher.Target route;
     private final Duration slowCall;
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Second> window = new ArrayDeque<>();
@@ -81,33 +78,20 @@ final class RouteStats {
     private String lastError;
 
     /**
-     * @param name the route's name
-     * @param transport the transport's name
-     * @param types the route's event types
-     * @param target the transport's description (no secrets)
+     * @param route the route: its name, transport, event types and target (no secrets) are what this reports
      * @param slowCall a call that publishes nothing and takes at least this long makes the route failing
      * @param registry where the meters go, or {@code null} for none
      * @param tags the source's tags
      */
-    RouteStats(
-            String name,
-            String transport,
-            List<String> types,
-            String target,
-            Duration slowCall,
-            MeterRegistry registry,
-            Tags tags) {
-        this.name = name;
-        this.transport = transport;
-        this.types = List.copyOf(types);
-        this.target = target;
+    RouteStats(RoutingPublisher.Target route, Duration slowCall, MeterRegistry registry, Tags tags) {
+        this.route = route;
         this.slowCall = slowCall;
         if (registry == null) {
             publishedCounter = retriedCounter = deadCounter = failureCounter = heldBackCounter = null;
             latency = null;
             return;
         }
-        Tags t = tags.and("route", name, "transport", transport);
+        Tags t = tags.and("route", route.name(), "transport", route.transport());
         publishedCounter = outcome(registry, t, "published");
         retriedCounter = outcome(registry, t, "retried");
         deadCounter = outcome(registry, t, "dead");
@@ -137,7 +121,7 @@ final class RouteStats {
     }
 
     String name() {
-        return name;
+        return route.name();
     }
 
     /**
@@ -277,10 +261,10 @@ final class RouteStats {
             }
             double seconds = Math.max(1, window.size());
             return new Snapshot(
-                    name,
-                    transport,
-                    types,
-                    target,
+                    route.name(),
+                    route.transport(),
+                    route.types(),
+                    route.target(),
                     published,
                     retried,
                     dead,

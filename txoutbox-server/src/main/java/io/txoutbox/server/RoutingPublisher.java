@@ -44,6 +44,10 @@ final class RoutingPublisher implements Publisher {
      * @param target the transport's description, without secrets
      */
     record Target(String name, List<String> types, String transport, Publisher publisher, String target) {
+        Target {
+            types = List.copyOf(types);
+        }
+
         Target(List<String> types, String transport, Publisher publisher) {
             this(transport, types, transport, publisher, transport);
         }
@@ -76,7 +80,7 @@ final class RoutingPublisher implements Publisher {
         Duration slow = Duration.ofMillis(Math.max(1, deadline.toMillis() / 4));
         List<RouteStats> list = new ArrayList<>();
         for (Target t : this.targets) {
-            list.add(new RouteStats(t.name(), t.transport(), t.types(), t.target(), slow, registry, tags));
+            list.add(new RouteStats(t, slow, registry, tags));
         }
         this.stats = List.copyOf(list);
     }

@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.test.Sql;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,9 +17,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -28,9 +26,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** Shared pieces of the server tests: the local PostgreSQL, unique tables, HTTP calls, child JVMs. */
 final class TestSupport {
-    static final String PG_URL =
-            System.getenv().getOrDefault("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
-    static final String PG_USER = System.getenv().getOrDefault("TXOUTBOX_PG_USER", "postgres");
+    static final String PG_URL = LocalPostgres.URL;
+    static final String PG_USER = LocalPostgres.USER;
     static final String TOKEN = "test-token-0123456789abcdef";
     static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP =
@@ -41,12 +38,7 @@ final class TestSupport {
 
     static synchronized HikariDataSource postgres() {
         if (pool == null) {
-            HikariConfig c = new HikariConfig();
-            c.setJdbcUrl(PG_URL);
-            c.setUsername(PG_USER);
-            c.setMaximumPoolSize(4);
-            c.setMinimumIdle(0);
-            pool = new HikariDataSource(c);
+            pool = LocalPostgres.pool("server-tests", 4);
         }
         return pool;
     }
@@ -61,23 +53,11 @@ final class TestSupport {
     }
 
     static void sql(String statement) {
-        try (Connection c = postgres().getConnection();
-                Statement st = c.createStatement()) {
-            st.execute(statement);
-        } catch (SQLException e) {
-            throw new IllegalStateException(statement + ": " + e.getMessage(), e);
-        }
+        Sql.execute(postgres(), statement);
     }
 
     static long count(String query) {
-        try (Connection c = postgres().getConnection();
-                Statement st = c.createStatement();
-                var rs = st.executeQuery(query)) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(query + ": " + e.getMessage(), e);
-        }
+        return Sql.count(postgres(), query);
     }
 
     static void dropTable(String table) {

@@ -1,19 +1,22 @@
 package io.txoutbox.spring;
 
-import io.txoutbox.test.TestEnv;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
+import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.test.Sql;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** The local PostgreSQL the tests use; override with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER. */
 public final class TestDatabase {
-    public static final String URL = TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
-    public static final String USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
+    public static final String URL = LocalPostgres.URL;
+    public static final String USER = LocalPostgres.USER;
+    /** A connection of its own for each call, as the tests' checks need no pool. */
+    private static final PGSimpleDataSource POSTGRES = new PGSimpleDataSource();
+
+    static {
+        POSTGRES.setURL(URL);
+        POSTGRES.setUser(USER);
+    }
 
     private TestDatabase() {}
 
@@ -41,22 +44,10 @@ public final class TestDatabase {
     }
 
     public static void execute(String sql) {
-        try (Connection c = DriverManager.getConnection(URL, USER, null);
-                Statement st = c.createStatement()) {
-            st.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        Sql.execute(POSTGRES, sql);
     }
 
     public static long count(String sql) {
-        try (Connection c = DriverManager.getConnection(URL, USER, null);
-                PreparedStatement ps = c.prepareStatement(sql);
-                ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            return rs.getLong(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return Sql.count(POSTGRES, sql);
     }
 }

@@ -7,15 +7,12 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
 import io.txoutbox.rabbitmq.RabbitPublisher;
+import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.test.Sql;
 import io.txoutbox.test.TcpProxy;
 import io.txoutbox.test.TestEnv;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.env.MapPropertySource;
@@ -39,10 +37,17 @@ import org.springframework.core.env.MapPropertySource;
  */
 public final class ShopInfrastructure implements AutoCloseable {
     /** The local PostgreSQL; override with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER. */
-    public static final String PG_URL = TestEnv.get("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test");
+    public static final String PG_URL = LocalPostgres.URL;
 
-    public static final String PG_USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
+    public static final String PG_USER = LocalPostgres.USER;
     private static final String RABBIT_HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "localhost");
+    /** A connection of its own for each call, as the tests' checks need no pool. */
+    private static final PGSimpleDataSource POSTGRES = new PGSimpleDataSource();
+
+    static {
+        POSTGRES.setURL(PG_URL);
+        POSTGRES.setUser(PG_USER);
+    }
 
     private final String schema;
     private final String exchange;
@@ -182,18 +187,7 @@ public final class ShopInfrastructure implements AutoCloseable {
 
     /** @return a number from the database: the first column of the first row */
     public long count(String sql, Object... args) {
-        try (java.sql.Connection c = DriverManager.getConnection(PG_URL, PG_USER, null);
-                PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int i = 0; i < args.length; i++) {
-                ps.setObject(i + 1, args[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return Sql.count(POSTGRES, sql, args);
     }
 
     /** Deletes the exchange and queue, closes the proxy, drops the schema. Called when the context closes. */
@@ -209,11 +203,6 @@ public final class ShopInfrastructure implements AutoCloseable {
     }
 
     private static void execute(String sql) {
-        try (java.sql.Connection c = DriverManager.getConnection(PG_URL, PG_USER, null);
-                Statement st = c.createStatement()) {
-            st.execute(sql);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        Sql.execute(POSTGRES, sql);
     }
 }
