@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -176,16 +177,16 @@ class BrokerTransportsTest {
         UUID id = PsqlRows.insert(TABLE, "k.placed");
         try (KafkaConsumer<byte[], byte[]> consumer =
                 KafkaReads.fromBeginning(new TopicPartition(KAFKA_PREFIX + "order", 0), "txoutbox-srv-" + RUN)) {
-            ConsumerRecord<byte[], byte[]>[] found = new ConsumerRecord[1];
+            AtomicReference<ConsumerRecord<byte[], byte[]>> found = new AtomicReference<>();
             await().atMost(Duration.ofSeconds(30)).until(() -> {
                 for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                     if (id.toString().equals(header(r, "event-id"))) {
-                        found[0] = r;
+                        found.set(r);
                     }
                 }
-                return found[0] != null;
+                return found.get() != null;
             });
-            ConsumerRecord<byte[], byte[]> r = found[0];
+            ConsumerRecord<byte[], byte[]> r = found.get();
             Map<String, String> headers = new java.util.HashMap<>();
             r.headers().forEach(h -> headers.put(h.key(), new String(h.value(), StandardCharsets.UTF_8)));
             PsqlRows.assertDelivered(headers, r.value(), id, "k.placed");
@@ -239,13 +240,13 @@ class BrokerTransportsTest {
         UUID id = PsqlRows.insert(TABLE, "d.placed");
         try (StatefulRedisConnection<String, byte[]> c =
                 redis.connect(RedisCodec.of(StringCodec.UTF8, ByteArrayCodec.INSTANCE))) {
-            List<StreamMessage<String, byte[]>>[] got = new List[1];
+            AtomicReference<List<StreamMessage<String, byte[]>>> got = new AtomicReference<>();
             await().atMost(Duration.ofSeconds(20)).until(() -> {
-                got[0] = c.sync().xrange(REDIS_PREFIX + "order", Range.create("-", "+"));
-                return !got[0].isEmpty();
+                got.set(c.sync().xrange(REDIS_PREFIX + "order", Range.create("-", "+")));
+                return !got.get().isEmpty();
             });
-            assertThat(got[0]).hasSize(1);
-            Map<String, byte[]> body = got[0].get(0).getBody();
+            assertThat(got.get()).hasSize(1);
+            Map<String, byte[]> body = got.get().get(0).getBody();
             Map<String, String> headers = new java.util.HashMap<>();
             body.forEach((k, v) -> headers.put(k, new String(v, StandardCharsets.UTF_8)));
             PsqlRows.assertDelivered(headers, body.get("payload"), id, "d.placed");
