@@ -52,7 +52,10 @@ final class Soak {
     static final int PRODUCERS = 8;
     /** Recovered: a p99 within this factor of the p99 before the hold. */
     static final double RECOVERED = 2.0;
-    /** Recovered for good: this many consecutive steps (a second each in the full run), each with its p99 within {@link #RECOVERED}. */
+    /**
+     * Recovered for good: this many consecutive steps (a second each in the full run), each with its p99
+     * within {@link #RECOVERED}.
+     */
     static final int RECOVERED_STEPS = 10;
     /** Sizes plateau when the second half's largest is within this factor of the first half's. */
     static final double PLATEAU = 1.2;

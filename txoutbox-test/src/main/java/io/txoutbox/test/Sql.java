@@ -9,10 +9,11 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
- * Plain JDBC for tests that look at the database behind the outbox: a number read with one query ({@link
- * #count}), one statement run ({@link #execute}). Each call takes a connection from the data source (in
- * auto-commit, as pools hand them out by default) and closes it before it returns. A failure is an {@link IllegalStateException} whose
- * message starts with the SQL, with the {@link SQLException} as its cause.
+ * Plain JDBC for tests that look at the database behind the outbox: a number read with one query
+ * ({@link #count}), one statement run ({@link #execute}). Each call takes a connection from the data
+ * source (in auto-commit, as pools hand them out by default) and closes it before it returns. A failure
+ * is an {@link IllegalStateException} whose message starts with the SQL, with the {@link SQLException}
+ * as its cause.
  *
  * <pre>{@code
  * long dead = Sql.count(dataSource, "SELECT count(*) FROM outbox WHERE status = ?", "dead");
@@ -31,9 +32,9 @@ public final class Sql {
         Binder OBJECTS = PreparedStatement::setObject;
 
         /**
-         * Binds a {@link UUID} as its text ({@link PreparedStatement#setString}), every other argument with
-         * {@code setObject}: for MariaDB and MySQL, where the outbox keeps ids as text and the driver cannot bind
-         * a {@code UUID}.
+         * Binds a {@link UUID} as its text ({@link PreparedStatement#setString}), every other argument
+         * with {@code setObject}: for MariaDB and MySQL, where the outbox keeps ids as text and the driver
+         * cannot bind a {@code UUID}.
          */
         Binder UUIDS_AS_TEXT = (statement, index, value) -> {
             if (value instanceof UUID id) {
