@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * One claim, publish and mark cycle of a relay, in two halves ({@link #claim()}, {@link #finish}) so
  * that a pipelining relay can claim the next batch while this one is published. The claim commits at
  * once; the batch is published with no transaction open ({@link BatchPublisher}); whatever fails in
- * between, the batch still ends in a mark, fenced by the lease owner, so that attempts never climb past the budget with expired leases.
- * Rows the mark did not reach (another relay took their lease over) are counted as fenced.
+ * between, the batch still ends in a mark, fenced by the lease owner, so that attempts never climb past
+ * the budget with expired leases. Rows the mark did not reach (another relay took their lease over) are
+ * counted as fenced.
  */
 final class RelayCycle {
     private static final Logger log = LoggerFactory.getLogger(DefaultRelay.class);
