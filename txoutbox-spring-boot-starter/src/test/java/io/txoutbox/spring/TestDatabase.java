@@ -4,19 +4,14 @@ import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.Sql;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
-import org.postgresql.ds.PGSimpleDataSource;
+import javax.sql.DataSource;
 
 /** The local PostgreSQL the tests use; override with TXOUTBOX_PG_URL / TXOUTBOX_PG_USER. */
 public final class TestDatabase {
     public static final String URL = LocalPostgres.URL;
     public static final String USER = LocalPostgres.USER;
     /** A connection of its own for each call, as the tests' checks need no pool. */
-    private static final PGSimpleDataSource POSTGRES = new PGSimpleDataSource();
-
-    static {
-        POSTGRES.setURL(URL);
-        POSTGRES.setUser(USER);
-    }
+    private static final DataSource POSTGRES = LocalPostgres.unpooled();
 
     private TestDatabase() {}
 

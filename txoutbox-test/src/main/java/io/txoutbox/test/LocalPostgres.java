@@ -2,11 +2,14 @@ package io.txoutbox.test;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import javax.sql.DataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The local PostgreSQL that tests use, {@code jdbc:postgresql://localhost:5432/test} as {@code postgres}
- * unless {@code TXOUTBOX_PG_URL} and {@code TXOUTBOX_PG_USER} say otherwise, through a real pool. Needs
- * {@code com.zaxxer:HikariCP} and the PostgreSQL driver on the test class path.
+ * unless {@code TXOUTBOX_PG_URL} and {@code TXOUTBOX_PG_USER} say otherwise, through a real pool or a
+ * connection of its own per call. Needs the PostgreSQL driver on the test class path, and {@code
+ * com.zaxxer:HikariCP} for the pool.
  */
 public final class LocalPostgres {
     /** The JDBC URL: {@code TXOUTBOX_PG_URL}, or the local server's database {@code test}. */
@@ -16,6 +19,17 @@ public final class LocalPostgres {
     public static final String USER = TestEnv.get("TXOUTBOX_PG_USER", "postgres");
 
     private LocalPostgres() {}
+
+    /**
+     * @return a data source that opens a connection of its own for each {@code getConnection()} and keeps
+     *     none: for tests that look at the database now and then, with nothing to close
+     */
+    public static DataSource unpooled() {
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setURL(URL);
+        dataSource.setUser(USER);
+        return dataSource;
+    }
 
     /**
      * @param poolName the pool's name, shown in its threads and logs

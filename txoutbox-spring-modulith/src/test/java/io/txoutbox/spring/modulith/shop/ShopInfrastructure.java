@@ -22,7 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
-import org.postgresql.ds.PGSimpleDataSource;
+import javax.sql.DataSource;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.env.MapPropertySource;
@@ -42,12 +42,7 @@ public final class ShopInfrastructure implements AutoCloseable {
     public static final String PG_USER = LocalPostgres.USER;
     private static final String RABBIT_HOST = TestEnv.get("TXOUTBOX_RABBIT_HOST", "localhost");
     /** A connection of its own for each call, as the tests' checks need no pool. */
-    private static final PGSimpleDataSource POSTGRES = new PGSimpleDataSource();
-
-    static {
-        POSTGRES.setURL(PG_URL);
-        POSTGRES.setUser(PG_USER);
-    }
+    private static final DataSource POSTGRES = LocalPostgres.unpooled();
 
     private final String schema;
     private final String exchange;
