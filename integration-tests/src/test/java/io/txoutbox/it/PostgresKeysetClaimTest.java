@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * PostgreSQL claims from a cursor (the first row of the relay's last claim) so as not to walk the
  * index entries of published rows again, and from the bottom of the index when nothing is ahead (until
  * a look behind found nothing) or when the rescan interval has passed: a row due behind the cursor
- * waits at most that long, even while newer work never runs out. Driven claim by claim through the store SPI, as the relay calls it.
+ * waits at most that long, even while newer work never runs out. Driven claim by claim through the
+ * store SPI, as the relay calls it.
  */
 class PostgresKeysetClaimTest extends DatabaseTest {
     private static final Duration LEASE = Duration.ofSeconds(30);

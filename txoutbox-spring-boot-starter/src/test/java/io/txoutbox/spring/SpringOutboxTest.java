@@ -12,6 +12,7 @@ import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.Publisher;
+import io.txoutbox.test.LocalPostgres;
 import java.sql.Connection;
 import java.time.InstantSource;
 import java.util.List;
@@ -34,7 +35,7 @@ class SpringOutboxTest {
 
     @BeforeEach
     void setUp() {
-        dataSource = pool();
+        dataSource = LocalPostgres.pool("spring-outbox-test");
         table = TestDatabase.uniqueTable("sb_outbox");
         counting = new CountingOutbox(Outbox.builder(dataSource)
                 .table(table)
@@ -105,7 +106,7 @@ class SpringOutboxTest {
 
     @Test
     void a_transaction_on_another_data_source_is_refused_instead_of_committing_alone() {
-        otherDataSource = pool();
+        otherDataSource = LocalPostgres.pool("spring-outbox-test-other");
         TransactionTemplate otherTx = new TransactionTemplate(new DataSourceTransactionManager(otherDataSource));
 
         assertThatThrownBy(() -> otherTx.executeWithoutResult(s -> outbox.append(event("order.placed", "o-1"))))
@@ -126,15 +127,6 @@ class SpringOutboxTest {
 
     private long rows() {
         return TestDatabase.count("SELECT count(*) FROM " + table);
-    }
-
-    private static HikariDataSource pool() {
-        HikariDataSource ds = new HikariDataSource();
-        ds.setJdbcUrl(TestDatabase.URL);
-        ds.setUsername(TestDatabase.USER);
-        ds.setMaximumPoolSize(4);
-        ds.setMinimumIdle(0);
-        return ds;
     }
 
     /** The real outbox, counting the wake-up signals. */
