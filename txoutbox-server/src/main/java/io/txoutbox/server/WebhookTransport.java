@@ -4,9 +4,6 @@ import io.txoutbox.OutboxValidationException;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.webhook.WebhookEndpoint;
 import io.txoutbox.webhook.WebhookPublisher;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +67,24 @@ final class WebhookTransport {
 
             @Override
             Publisher open() {
+                return publisher();
+            }
+
+            /**
+             * A TCP connection to each endpoint, after the address policy the relay applies: a name that
+             * resolves to a private address is a check failure naming {@code allow-private-networks}, and
+             * nothing connects to it. No request is sent, so nothing is published.
+             */
+            @Override
+            String check(Duration timeout) throws Exception {
+                try (WebhookPublisher publisher = publisher()) {
+                    return "webhook endpoint(s) accept TCP connections at " + publisher.checkConnections(timeout);
+                } catch (OutboxValidationException ex) {
+                    throw refused(ex);
+                }
+            }
+
+            private WebhookPublisher publisher() {
                 try {
                     return WebhookPublisher.builder()
                             .endpoints(endpoints)
@@ -79,32 +94,16 @@ final class WebhookTransport {
                             .maxConcurrentRequests(maxConcurrent)
                             .build();
                 } catch (OutboxValidationException ex) {
-                    String field = ex.field() == null ? "" : ex.field();
-                    String sub = field.endsWith("allowPrivateNetworks")
-                            ? ".allow-private-networks"
-                            : field.endsWith("endpoint") ? ".endpoints" : "";
-                    throw new ConfigException(key + sub, ex.getMessage(), ex);
+                    throw refused(ex);
                 }
             }
 
-            /** A TCP connection to each endpoint's host and port: no request is sent, so nothing is published. */
-            @Override
-            String check(Duration timeout) throws Exception {
-                List<String> reached = new ArrayList<>();
-                for (WebhookEndpoint endpoint : endpoints) {
-                    URI u = endpoint.url();
-                    int port = u.getPort() >= 0 ? u.getPort() : u.getScheme().equalsIgnoreCase("https") ? 443 : 80;
-                    try (Socket socket = new Socket()) {
-                        socket.connect(new InetSocketAddress(u.getHost(), port), (int) timeout.toMillis());
-                    } catch (java.io.IOException e) {
-                        throw new java.io.IOException(
-                                "endpoint " + endpoint.name() + " (" + u.getHost() + ":" + port + "): "
-                                        + e.getMessage(),
-                                e);
-                    }
-                    reached.add(u.getHost() + ":" + port);
-                }
-                return "webhook endpoint(s) accept TCP connections at " + reached;
+            private ConfigException refused(OutboxValidationException ex) {
+                String field = ex.field() == null ? "" : ex.field();
+                String sub = field.endsWith("allowPrivateNetworks")
+                        ? ".allow-private-networks"
+                        : field.endsWith("endpoint") ? ".endpoints" : "";
+                return new ConfigException(key + sub, ex.getMessage(), ex);
             }
         };
     }

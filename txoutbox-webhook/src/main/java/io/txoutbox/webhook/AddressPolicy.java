@@ -1,14 +1,23 @@
 package io.txoutbox.webhook;
 
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.List;
 
 /**
  * Server-side request forgery protection: which addresses a webhook may not reach unless private
  * networks are explicitly allowed. A target is refused when <em>any</em> of its resolved addresses is
  * refused, so a name that resolves to a public and a private address cannot slip through.
+ *
+ * <p>The verdict depends on the address's bytes only, never on which {@link InetAddress} subclass the JDK
+ * handed over nor on its {@code is...Address()} methods: the JDK turns an IPv4-mapped <em>literal</em> into
+ * an {@code Inet4Address}, but a resolver may hand over an {@code Inet6Address} holding the same mapped
+ * bytes, whose {@code isLoopbackAddress()} is false although a connection to it reaches loopback. The
+ * blocks are those of the IANA IPv4 and IPv6 special-purpose address registries that are not globally
+ * reachable, plus multicast, the deprecated site-local block and the IPv6 space outside global unicast;
+ * a special-purpose block is refused whole even where IANA marks a single anycast service in it global
+ * (192.0.0.9, 2001:1::1), since none of them is a webhook receiver. Every IPv6 form that carries an IPv4
+ * address a gateway forwards to is judged by that IPv4 address.
  */
 final class AddressPolicy {
 
@@ -21,140 +30,182 @@ final class AddressPolicy {
         InetAddress[] resolve(String host) throws UnknownHostException;
     }
 
+    /** A block of addresses: its leading bytes, its prefix length and how a refusal names it. */
+    private record Block(byte[] prefix, int bits, String name) {
+        static Block of(String cidr, String what) {
+            int slash = cidr.indexOf('/');
+            byte[] prefix;
+            try {
+                // Literals only: no name is looked up.
+                prefix = InetAddress.getByName(cidr.substring(0, slash)).getAddress();
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException(cidr, e);
+            }
+            int bits = Integer.parseInt(cidr.substring(slash + 1));
+            if (bits > prefix.length * 8 || cidr.indexOf(':') >= 0 && prefix.length != 16) {
+                throw new IllegalArgumentException(cidr);
+            }
+            return new Block(prefix, bits, what + " (" + cidr + ")");
+        }
+
+        boolean contains(byte[] address) {
+            if (address.length != prefix.length) {
+                return false;
+            }
+            int whole = bits / 8;
+            for (int i = 0; i < whole; i++) {
+                if (address[i] != prefix[i]) {
+                    return false;
+                }
+            }
+            int rest = bits % 8;
+            if (rest == 0) {
+                return true;
+            }
+            int mask = 0xFF << (8 - rest) & 0xFF;
+            return (address[whole] & mask) == (prefix[whole] & mask);
+        }
+    }
+
+    /** IPv4 blocks refused, most specific first. */
+    private static final List<Block> V4 = List.of(
+            Block.of("0.0.0.0/32", "the unspecified address"),
+            Block.of("0.0.0.0/8", "a 'this network' address"),
+            Block.of("10.0.0.0/8", "a private address"),
+            Block.of("100.64.0.0/10", "a shared (carrier-grade NAT) address"),
+            Block.of("127.0.0.0/8", "a loopback address"),
+            Block.of("169.254.0.0/16", "a link-local address"),
+            Block.of("172.16.0.0/12", "a private address"),
+            Block.of("192.0.0.0/24", "an IETF protocol assignments address"),
+            Block.of("192.0.2.0/24", "a documentation address"),
+            Block.of("192.88.99.0/24", "a 6to4 relay anycast address"),
+            Block.of("192.168.0.0/16", "a private address"),
+            Block.of("198.18.0.0/15", "a benchmarking address"),
+            Block.of("198.51.100.0/24", "a documentation address"),
+            Block.of("203.0.113.0/24", "a documentation address"),
+            Block.of("224.0.0.0/4", "a multicast address"),
+            Block.of("255.255.255.255/32", "the limited broadcast address"),
+            Block.of("240.0.0.0/4", "a reserved address"));
+
+    private static final Block TEREDO = Block.of("2001::/32", "a Teredo address");
+
+    /** IPv6 blocks refused whole, most specific first; they are checked before any embedded address. */
+    private static final List<Block> V6 = List.of(
+            Block.of("::/128", "the unspecified address"),
+            Block.of("::1/128", "a loopback address"),
+            Block.of("64:ff9b:1::/48", "a local-use NAT64 address"),
+            Block.of("100::/64", "a discard-only address"),
+            Block.of("100:0:0:1::/64", "a dummy address"),
+            TEREDO,
+            Block.of("2001:2::/48", "a benchmarking address"),
+            Block.of("2001:10::/28", "an ORCHID address"),
+            Block.of("2001:20::/28", "an ORCHIDv2 address"),
+            Block.of("2001:30::/28", "a drone remote ID (DET) address"),
+            Block.of("2001::/23", "an IETF protocol assignments address"),
+            Block.of("2001:db8::/32", "a documentation address"),
+            Block.of("3fff::/20", "a documentation address"),
+            Block.of("5f00::/16", "an SRv6 SID address"),
+            Block.of("fc00::/7", "a unique-local address"),
+            Block.of("fe80::/10", "a link-local address"),
+            Block.of("fec0::/10", "a deprecated site-local address"),
+            Block.of("ff00::/8", "a multicast address"));
+
+    /**
+     * IPv6 forms whose last 32 bits are an IPv4 address that the host's dual stack or a gateway forwards to.
+     */
+    private static final List<Block> EMBEDDING = List.of(
+            // Any spelling of ::ffff:0:0 is an IPv4 literal to the JDK, hence the bytes.
+            new Block(
+                    new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xFF, (byte) 0xFF, 0, 0, 0, 0},
+                    96,
+                    "an IPv4-mapped address (::ffff:0:0/96)"),
+            Block.of("::ffff:0:0:0/96", "an IPv4-translated address"),
+            Block.of("::/96", "a deprecated IPv4-compatible address"),
+            Block.of("64:ff9b::/96", "a NAT64 address"));
+
+    private static final Block SIX_TO_FOUR = Block.of("2002::/16", "a 6to4 address");
+    private static final Block GLOBAL_UNICAST = Block.of("2000::/3", "global unicast");
+
     private AddressPolicy() {}
 
     /**
      * @param address an address
-     * @return why it is refused ("a loopback address"), or {@code null} when it is a public address
+     * @return why it is refused ("a loopback address (127.0.0.0/8)"), or {@code null} when it is public
      */
     static String refusal(InetAddress address) {
-        if (address.isAnyLocalAddress()) {
-            return "the unspecified address";
-        }
-        if (address.isLoopbackAddress()) {
-            return "a loopback address";
-        }
-        if (address.isLinkLocalAddress()) {
-            return "a link-local address";
-        }
-        if (address.isMulticastAddress()) {
-            return "a multicast address";
-        }
-        if (address.isSiteLocalAddress()) {
-            return "a private address";
-        }
-        byte[] b = address.getAddress();
-        if (address instanceof Inet4Address) {
-            return refusalV4(b);
-        }
-        if (address instanceof Inet6Address) {
-            if ((b[0] & 0xFE) == 0xFC) {
-                return "a unique-local address (fc00::/7)";
-            }
-            String special = refusalV6(b);
-            if (special != null) {
-                return special;
-            }
-            byte[] embedded = embeddedV4(b);
-            if (embedded != null) {
-                try {
-                    InetAddress v4 = InetAddress.getByAddress(embedded);
-                    String inner = refusal(v4);
-                    return inner == null ? null : inner + " embedded in an IPv6 address";
-                } catch (UnknownHostException e) {
-                    // Four bytes are always a valid IPv4 address.
-                    throw new IllegalStateException(e);
-                }
-            }
-        }
-        return null;
-    }
-
-    private static String refusalV4(byte[] b) {
-        int first = b[0] & 0xFF;
-        int second = b[1] & 0xFF;
-        if (first == 0) {
-            return "a 'this network' address (0.0.0.0/8)";
-        }
-        if (first == 100 && (second & 0xC0) == 64) {
-            return "a shared (carrier-grade NAT) address (100.64.0.0/10)";
-        }
-        if (first == 198 && (second & 0xFE) == 18) {
-            return "a benchmarking address (198.18.0.0/15)";
-        }
-        if (first >= 240) {
-            return "a reserved or broadcast address (240.0.0.0/4)";
-        }
-        int third = b[2] & 0xFF;
-        if (first == 192 && second == 0 && third == 0) {
-            return "an IETF protocol assignments address (192.0.0.0/24)";
-        }
-        if (first == 192 && second == 0 && third == 2
-                || first == 198 && second == 51 && third == 100
-                || first == 203 && second == 0 && third == 113) {
-            return "a documentation address (TEST-NET)";
-        }
-        if (first == 192 && second == 88 && third == 99) {
-            return "a 6to4 relay anycast address (192.88.99.0/24)";
-        }
-        return null;
+        return refusal(address.getAddress());
     }
 
     /**
-     * IPv6 ranges refused as a whole: translation and tunnel prefixes whose embedded IPv4 address a gateway
-     * of the operator's choosing may map anywhere (local-use NAT64, Teredo), and ranges that are never a
-     * public destination (discard-only, documentation, ORCHID).
+     * @param address the 4 bytes of an IPv4 address or the 16 of an IPv6 address
+     * @return why it is refused, or {@code null} when it is public
      */
-    private static String refusalV6(byte[] b) {
-        int w0 = (b[0] & 0xFF) << 8 | b[1] & 0xFF;
-        int w1 = (b[2] & 0xFF) << 8 | b[3] & 0xFF;
-        int w2 = (b[4] & 0xFF) << 8 | b[5] & 0xFF;
-        if (w0 == 0x0064 && w1 == 0xFF9B && w2 == 0x0001) {
-            return "a local-use NAT64 address (64:ff9b:1::/48)";
+    static String refusal(byte[] address) {
+        if (address.length == 4) {
+            return refusalV4(address);
         }
-        if (w0 == 0x2001 && w1 == 0x0000) {
-            return "a Teredo address (2001::/32)";
+        if (address.length != 16) {
+            return "not an IP address (" + address.length + " bytes)";
         }
-        if (w0 == 0x0100 && w1 == 0 && w2 == 0 && b[6] == 0 && b[7] == 0) {
-            return "a discard-only address (100::/64)";
+        for (Block block : V6) {
+            if (block.contains(address)) {
+                return block == TEREDO ? teredo(address) : block.name();
+            }
         }
-        if (w0 == 0x2001 && w1 == 0x0DB8) {
-            return "a documentation address (2001:db8::/32)";
+        for (Block form : EMBEDDING) {
+            if (form.contains(address)) {
+                return embedded(form, address, 12);
+            }
         }
-        if (w0 == 0x2001 && (w1 & 0xFFF0) == 0x0010 || w0 == 0x2001 && (w1 & 0xFFF0) == 0x0020) {
-            return "an ORCHID address (2001:10::/28, 2001:20::/28)";
+        if (SIX_TO_FOUR.contains(address)) {
+            return embedded(SIX_TO_FOUR, address, 2);
+        }
+        if (!GLOBAL_UNICAST.contains(address)) {
+            return "a reserved address outside IPv6 global unicast (2000::/3)";
         }
         return null;
     }
 
+    private static String refusalV4(byte[] address) {
+        for (Block block : V4) {
+            if (block.contains(address)) {
+                return block.name();
+            }
+        }
+        return null;
+    }
+
+    /** @return the refusal of the IPv4 address at {@code offset}, naming the form that carries it */
+    private static String embedded(Block form, byte[] address, int offset) {
+        byte[] v4 = {address[offset], address[offset + 1], address[offset + 2], address[offset + 3]};
+        String inner = refusalV4(v4);
+        return inner == null ? null : form.name() + " carrying " + dotted(v4) + ", " + inner;
+    }
+
     /**
-     * IPv4-compatible ({@code ::a.b.c.d}), IPv4-translated ({@code ::ffff:0:a.b.c.d}), NAT64 ({@code
-     * 64:ff9b::a.b.c.d}) and 6to4 ({@code 2002:aabb:ccdd::}) addresses carry an IPv4 address that a gateway
-     * may forward to. (IPv4-mapped {@code ::ffff:a.b.c.d} is an IPv4 address to the JDK already.)
-     *
-     * @return the embedded IPv4 address's bytes, or {@code null}
+     * A Teredo address carries the Teredo server's IPv4 address in bits 32-63 and the client's, inverted, in
+     * its last 32 bits; a relay forwards to the client's. Teredo lies in the IETF protocol block and is
+     * refused whatever it carries; a private address it carries is named.
      */
-    private static byte[] embeddedV4(byte[] b) {
-        if ((b[0] & 0xFF) == 0x20 && (b[1] & 0xFF) == 0x02) {
-            return new byte[] {b[2], b[3], b[4], b[5]};
+    private static String teredo(byte[] address) {
+        byte[] server = {address[4], address[5], address[6], address[7]};
+        byte[] client = new byte[4];
+        for (int i = 0; i < 4; i++) {
+            client[i] = (byte) ~address[12 + i];
         }
-        boolean zeroPrefix = true;
-        for (int i = 0; i < 12; i++) {
-            zeroPrefix &= b[i] == 0;
+        String why = refusalV4(client);
+        if (why != null) {
+            return TEREDO.name() + " carrying client " + dotted(client) + ", " + why;
         }
-        boolean translated = true;
-        for (int i = 0; i < 8; i++) {
-            translated &= b[i] == 0;
+        why = refusalV4(server);
+        if (why != null) {
+            return TEREDO.name() + " carrying server " + dotted(server) + ", " + why;
         }
-        translated &= (b[8] & 0xFF) == 0xFF && (b[9] & 0xFF) == 0xFF && b[10] == 0 && b[11] == 0;
-        if (translated) {
-            return new byte[] {b[12], b[13], b[14], b[15]};
-        }
-        boolean nat64 = b[0] == 0 && (b[1] & 0xFF) == 0x64 && (b[2] & 0xFF) == 0xFF && (b[3] & 0xFF) == 0x9B;
-        for (int i = 4; i < 12 && nat64; i++) {
-            nat64 = b[i] == 0;
-        }
-        return zeroPrefix || nat64 ? new byte[] {b[12], b[13], b[14], b[15]} : null;
+        return TEREDO.name();
+    }
+
+    private static String dotted(byte[] v4) {
+        return (v4[0] & 0xFF) + "." + (v4[1] & 0xFF) + "." + (v4[2] & 0xFF) + "." + (v4[3] & 0xFF);
     }
 
     /**
@@ -181,10 +232,13 @@ final class AddressPolicy {
      * @return why the host is refused, naming the address, or {@code null} when every address is public
      */
     static String check(String host, InetAddress[] addresses) {
-        if (addresses.length == 0) {
+        if (addresses == null || addresses.length == 0) {
             return "'" + host + "' resolves to no address";
         }
         for (InetAddress address : addresses) {
+            if (address == null) {
+                return "'" + host + "' resolves to a null address";
+            }
             String why = refusal(address);
             if (why != null) {
                 String shown = isLiteral(host) ? "" : " resolves to " + address.getHostAddress();

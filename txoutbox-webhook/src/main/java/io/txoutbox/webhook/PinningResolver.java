@@ -1,5 +1,6 @@
 package io.txoutbox.webhook;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
@@ -19,7 +20,7 @@ import org.eclipse.jetty.util.SocketAddressResolver;
  */
 final class PinningResolver implements SocketAddressResolver {
     /** The target was refused by the address policy; the message says which address and why. */
-    static final class RefusedAddressException extends java.io.IOException {
+    static final class RefusedAddressException extends IOException {
         private static final long serialVersionUID = 1L;
 
         RefusedAddressException(String why) {
@@ -48,28 +49,40 @@ final class PinningResolver implements SocketAddressResolver {
     }
 
     private void resolveNow(String host, int port, Promise<List<InetSocketAddress>> promise) {
-        String name = WebhookPublisher.bare(host);
-        InetAddress[] addresses;
+        List<InetSocketAddress> pinned;
         try {
-            addresses = resolver.resolve(name);
-        } catch (UnknownHostException e) {
-            promise.failed(e);
-            return;
-        } catch (RuntimeException e) {
+            pinned = pinned(host, port);
+        } catch (IOException | RuntimeException e) {
             promise.failed(e);
             return;
         }
+        promise.succeeded(pinned);
+    }
+
+    /**
+     * Resolves the host once and checks every address, on the calling thread.
+     *
+     * @param host a host name or IP literal, IPv6 with or without brackets
+     * @param port the port to connect to
+     * @return exactly the addresses that were checked, in the resolver's order
+     * @throws RefusedAddressException when the policy refuses one of them
+     * @throws UnknownHostException when the name does not resolve
+     */
+    List<InetSocketAddress> pinned(String host, int port) throws IOException {
+        String name = WebhookPublisher.bare(host);
+        InetAddress[] addresses = resolver.resolve(name);
         if (!allowPrivateNetworks) {
             String why = AddressPolicy.check(name, addresses);
             if (why != null) {
-                promise.failed(new RefusedAddressException(why));
-                return;
+                throw new RefusedAddressException(why);
             }
+        } else if (addresses == null || addresses.length == 0) {
+            throw new UnknownHostException("'" + name + "' resolves to no address");
         }
         List<InetSocketAddress> out = new ArrayList<>(addresses.length);
         for (InetAddress a : addresses) {
             out.add(new InetSocketAddress(a, port));
         }
-        promise.succeeded(out);
+        return out;
     }
 }

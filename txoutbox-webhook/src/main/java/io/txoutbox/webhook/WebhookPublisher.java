@@ -11,6 +11,8 @@ import io.txoutbox.transport.ClassPath;
 import io.txoutbox.transport.PublisherThreads;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -455,6 +457,62 @@ public final class WebhookPublisher implements Publisher {
 
     private static ThreadFactory threads() {
         return PublisherThreads.daemonThreads("txoutbox-webhook-" + PUBLISHERS.incrementAndGet() + "-");
+    }
+
+    /**
+     * A dry run for a configuration check: resolves each endpoint's host once, applies the private-network
+     * policy exactly as a delivery does, and only then opens and closes a TCP connection to the addresses
+     * that were checked (no second lookup). No request is sent, so nothing is delivered. Every endpoint is
+     * checked against the policy before any is connected to.
+     *
+     * @param timeout how long one connection attempt may take
+     * @return per endpoint, the host and port that accepted a connection ({@code hooks.example.com:443})
+     * @throws OutboxValidationException field {@code WebhookPublisher.allowPrivateNetworks}, when an
+     *     endpoint resolves to an address the policy refuses; then nothing was connected to
+     * @throws IOException when a host does not resolve or none of its addresses accepts a connection in time
+     */
+    public List<String> checkConnections(Duration timeout) throws IOException {
+        int millis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
+        List<List<InetSocketAddress>> targets = new ArrayList<>();
+        for (WebhookEndpoint endpoint : endpoints) {
+            URI url = endpoint.url();
+            try {
+                targets.add(pinning.pinned(url.getHost(), port(url)));
+            } catch (PinningResolver.RefusedAddressException e) {
+                throw new OutboxValidationException(
+                        "WebhookPublisher.allowPrivateNetworks",
+                        null,
+                        "WebhookEndpoint '" + endpoint.name() + "' is refused: " + e.getMessage());
+            } catch (UnknownHostException e) {
+                throw new UnknownHostException(
+                        "webhook endpoint '" + endpoint.name() + "': " + UNRESOLVED + "'" + bare(url.getHost()) + "'");
+            }
+        }
+        List<String> reached = new ArrayList<>();
+        for (int i = 0; i < endpoints.size(); i++) {
+            WebhookEndpoint endpoint = endpoints.get(i);
+            String where = bare(endpoint.url().getHost()) + ":" + port(endpoint.url());
+            IOException last = null;
+            for (InetSocketAddress address : targets.get(i)) {
+                try (Socket socket = new Socket()) {
+                    socket.connect(address, millis);
+                    last = null;
+                    break;
+                } catch (IOException e) {
+                    last = e;
+                }
+            }
+            if (last != null) {
+                throw new IOException("webhook endpoint '" + endpoint.name() + "' (" + where + "): cannot connect ("
+                        + describe(last) + ")");
+            }
+            reached.add(where);
+        }
+        return reached;
+    }
+
+    private static int port(URI url) {
+        return url.getPort() >= 0 ? url.getPort() : "https".equalsIgnoreCase(url.getScheme()) ? 443 : 80;
     }
 
     /**

@@ -10,6 +10,8 @@ import io.txoutbox.OutboxValidationException;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import java.net.ConnectException;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -103,8 +105,10 @@ class PrivateNetworkTest {
         PublishOutcome outcome = publishVia(
                 host -> new InetAddress[] {InetAddress.getByName("93.184.216.34"), InetAddress.getByName("10.0.0.7")});
         assertThat(outcome)
-                .isEqualTo(PublishOutcome.dead("refused: 'hooks.invalid' resolves to 10.0.0.7, a private "
-                        + "address; private networks are refused (WebhookPublisher.Builder.allowPrivateNetworks)"));
+                .isEqualTo(
+                        PublishOutcome.dead(
+                                "refused: 'hooks.invalid' resolves to 10.0.0.7, a private "
+                                        + "address (10.0.0.0/8); private networks are refused (WebhookPublisher.Builder.allowPrivateNetworks)"));
     }
 
     @Test
@@ -161,19 +165,126 @@ class PrivateNetworkTest {
                 .isEmpty();
     }
 
+    @Test
+    void the_jdk_turns_mapped_bytes_into_ipv4_only_on_some_paths_so_the_policy_reads_bytes() throws Exception {
+        byte[] mapped = raw("::ffff:127.0.0.1").getAddress();
+
+        // InetAddress.getByAddress and literals convert; a resolver building an Inet6Address does not, and
+        // the JDK's isLoopbackAddress() then says no although a connection to it reaches 127.0.0.1.
+        assertThat(InetAddress.getByAddress("hooks.invalid", mapped)).isInstanceOf(Inet4Address.class);
+        InetAddress answer = Inet6Address.getByAddress("hooks.invalid", mapped, -1);
+        assertThat(answer).isInstanceOf(Inet6Address.class);
+        assertThat(answer.isLoopbackAddress()).isFalse();
+        assertThat(AddressPolicy.refusal(answer))
+                .isEqualTo("an IPv4-mapped address (::ffff:0:0/96) carrying 127.0.0.1, a loopback address"
+                        + " (127.0.0.0/8)");
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "::ffff:127.0.0.1        | an IPv4-mapped address (::ffff:0:0/96) carrying 127.0.0.1, a loopback",
+                "::ffff:169.254.169.254  | carrying 169.254.169.254, a link-local address (169.254.0.0/16)",
+                "::ffff:10.0.0.1         | carrying 10.0.0.1, a private address (10.0.0.0/8)",
+                "::ffff:0.0.0.0          | carrying 0.0.0.0, the unspecified address",
+                "::ffff:100.100.100.200  | carrying 100.100.100.200, a shared (carrier-grade NAT) address",
+                "::ffff:255.255.255.255  | carrying 255.255.255.255, the limited broadcast address",
+                "::ffff:0:127.0.0.1      | an IPv4-translated address (::ffff:0:0:0/96) carrying 127.0.0.1",
+                "::127.0.0.1             | IPv4-compatible address (::/96) carrying 127.0.0.1, a loopback",
+                "64:ff9b::127.0.0.1      | a NAT64 address (64:ff9b::/96) carrying 127.0.0.1, a loopback",
+                "64:ff9b:1::7f00:1       | a local-use NAT64 address (64:ff9b:1::/48)",
+                "2002:7f00:1::1          | a 6to4 address (2002::/16) carrying 127.0.0.1, a loopback",
+                "2001:0:808:808::80ff:fffe | a Teredo address (2001::/32) carrying client 127.0.0.1, a loopback",
+            })
+    void a_dns_answer_with_raw_ipv6_bytes_carrying_a_private_ipv4_address_is_refused(String literal, String why)
+            throws Exception {
+        InetAddress answer = raw(literal.strip());
+        assertThat(answer).isInstanceOf(Inet6Address.class);
+
+        String refusal = AddressPolicy.check("hooks.invalid", host -> new InetAddress[] {answer});
+
+        assertThat(refusal)
+                .startsWith("'hooks.invalid' resolves to " + answer.getHostAddress() + ", ")
+                .contains(why.strip())
+                .endsWith("; private networks are refused (WebhookPublisher.Builder.allowPrivateNetworks)");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"::ffff:8.8.8.8", "::ffff:0:8.8.8.8", "64:ff9b::8.8.8.8", "2002:808:808::1"})
+    void a_dns_answer_with_raw_ipv6_bytes_carrying_a_public_ipv4_address_is_allowed(String literal) throws Exception {
+        InetAddress answer = raw(literal);
+        assertThat(AddressPolicy.check("hooks.invalid", host -> new InetAddress[] {answer}))
+                .isNull();
+    }
+
+    @Test
+    void a_name_answered_with_raw_ipv4_mapped_loopback_bytes_is_refused_and_the_local_listener_receives_nothing()
+            throws Exception {
+        AddressPolicy.Resolver mappedLoopback = host -> new InetAddress[] {raw("::ffff:127.0.0.1")};
+        String url = "http://mapped.invalid:" + receiver.port() + "/hooks";
+        try (WebhookPublisher publisher = WebhookPublisher.builder()
+                .endpoint(WebhookEndpoint.of(url, SECRET))
+                .resolver(mappedLoopback)
+                .build()) {
+            PublishOutcome outcome = publish(publisher, event("order.placed")).get(0);
+
+            assertThat(outcome)
+                    .isEqualTo(PublishOutcome.dead("refused: 'mapped.invalid' resolves to 0:0:0:0:0:ffff:7f00:1, an"
+                            + " IPv4-mapped address (::ffff:0:0/96) carrying 127.0.0.1, a loopback address"
+                            + " (127.0.0.0/8); private networks are refused"
+                            + " (WebhookPublisher.Builder.allowPrivateNetworks)"));
+        }
+        assertThat(receiver.requests())
+                .as("nothing reached the listener on 127.0.0.1")
+                .isEmpty();
+    }
+
+    @Test
+    void the_same_raw_mapped_answer_reaches_the_local_listener_once_private_networks_are_allowed() throws Exception {
+        // The control of the test above: the answer really leads to the listener, so only the policy stopped it.
+        AddressPolicy.Resolver mappedLoopback = host -> new InetAddress[] {raw("::ffff:127.0.0.1")};
+        String url = "http://mapped.invalid:" + receiver.port() + "/hooks";
+        try (WebhookPublisher publisher = WebhookPublisher.builder()
+                .endpoint(WebhookEndpoint.of(url, SECRET))
+                .resolver(mappedLoopback)
+                .allowPrivateNetworks(true)
+                .build()) {
+            assertThat(publish(publisher, event("order.placed"))).containsExactly(PublishOutcome.PUBLISHED);
+        }
+        assertThat(receiver.accepted()).hasSize(1);
+    }
+
+    /**
+     * @param literal an IPv6 literal
+     * @return its 16 bytes as a resolver hands them over: an {@link Inet6Address}, even for {@code
+     *     ::ffff:a.b.c.d}, which the JDK parses into an IPv4 address
+     */
+    static InetAddress raw(String literal) throws UnknownHostException {
+        byte[] b = InetAddress.getByName(literal).getAddress();
+        if (b.length == 4) {
+            byte[] mapped = new byte[16];
+            mapped[10] = (byte) 0xFF;
+            mapped[11] = (byte) 0xFF;
+            System.arraycopy(b, 0, mapped, 12, 4);
+            b = mapped;
+        }
+        return Inet6Address.getByAddress("hooks.invalid", b, -1);
+    }
+
     @ParameterizedTest
     @CsvSource(
             delimiter = '|',
             value = {
                 "::ffff:10.0.0.1         | a private address",
-                "::ffff:0:7f00:1         | a loopback address embedded in an IPv6 address",
-                "::10.0.0.1              | a private address embedded in an IPv6 address",
-                "64:ff9b::7f00:1         | a loopback address embedded in an IPv6 address",
+                "::ffff:0:7f00:1         | an IPv4-translated address (::ffff:0:0:0/96) carrying 127.0.0.1, a loopback address",
+                "::10.0.0.1              | IPv4-compatible address (::/96) carrying 10.0.0.1, a private address",
+                "64:ff9b::7f00:1         | a NAT64 address (64:ff9b::/96) carrying 127.0.0.1, a loopback address",
                 "64:ff9b:1::a9fe:a9fe    | a local-use NAT64 address",
-                "64:ff9b::a9fe:a9fe      | a link-local address embedded in an IPv6 address",
-                "2002:c0a8:101::1        | a private address embedded in an IPv6 address",
-                "2001:0:4136:e378:8000:63bf:f5ff:fffe | Teredo",
-                "fec0::1                 | a private address",
+                "64:ff9b::a9fe:a9fe      | carrying 169.254.169.254, a link-local address (169.254.0.0/16)",
+                "2002:c0a8:101::1        | a 6to4 address (2002::/16) carrying 192.168.1.1, a private address",
+                "2001:0:4136:e378:8000:63bf:f5ff:fffe | a Teredo address (2001::/32) carrying client 10.0.0.1, a private address",
+                "fec0::1                 | a deprecated site-local address (fec0::/10)",
                 "fd12:3456::1            | a unique-local address",
                 "fe80::1                 | a link-local address",
                 "ff05::2                 | a multicast address",
@@ -192,6 +303,21 @@ class PrivateNetworkTest {
                 "255.255.255.255         | broadcast",
                 "169.254.169.254         | a link-local address",
                 "fd00:ec2::254           | a unique-local address",
+                "2001:2::1               | a benchmarking address (2001:2::/48)",
+                "3fff::1                 | a documentation address (3fff::/20)",
+                "3fff:fff:ffff::1        | a documentation address (3fff::/20)",
+                "2001:20::1              | an ORCHIDv2 address (2001:20::/28)",
+                "2001:30::1              | a drone remote ID (DET) address (2001:30::/28)",
+                "2001:1::1               | an IETF protocol assignments address (2001::/23)",
+                "2001:1ff::1             | an IETF protocol assignments address (2001::/23)",
+                "5f00::1                 | an SRv6 SID address (5f00::/16)",
+                "100:0:0:1::1            | a dummy address (100:0:0:1::/64)",
+                "64:ff9b:2::1            | a reserved address outside IPv6 global unicast (2000::/3)",
+                "4000::1                 | a reserved address outside IPv6 global unicast (2000::/3)",
+                "2001:0:a00:1::f7f7:f7f7 | a Teredo address (2001::/32) carrying server 10.0.0.1, a private address",
+                "2001:0:808:808::f7f7:f7f7 | a Teredo address (2001::/32)",
+                "192.0.0.170             | an IETF protocol assignments address (192.0.0.0/24)",
+                "::ffff:0.0.0.0          | the unspecified address (0.0.0.0/32)",
             })
     void special_purpose_ranges_are_refused(String literal, String why) throws Exception {
         assertThat(AddressPolicy.refusal(InetAddress.getByName(literal.strip())))
@@ -252,7 +378,14 @@ class PrivateNetworkTest {
                 "2606:4700:4700::1111",
                 "2001:4860:4860::8888",
                 "64:ff9b::808:808",
-                "2002:808:808::"
+                "2002:808:808::",
+                "3fff:1000::1",
+                "2001:200::1",
+                "2003::1",
+                "2620:4f:8000::1",
+                "192.31.196.1",
+                "198.20.0.1",
+                "223.255.255.255"
             })
     void public_addresses(String literal) throws Exception {
         assertThat(AddressPolicy.refusal(InetAddress.getByName(literal)))
