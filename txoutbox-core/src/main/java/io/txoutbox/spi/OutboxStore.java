@@ -83,6 +83,27 @@ public interface OutboxStore extends AutoCloseable {
     ClaimResult claim(String owner, int limit, long maxBytes, Duration lease, Instant now);
 
     /**
+     * Claims like {@link #claim(String, int, long, Duration, Instant)}, held to an attempt budget: a row
+     * whose attempts already reached its budget (its own {@code maxAttempts}, else {@code maxAttempts}) is
+     * leased without counting another attempt and without reading its payload, and returned among the
+     * unreadable rows with the reason, so that it goes dead whatever kept its attempts from ending in a
+     * mark (a row too large to read, a relay that crashed). The byte budget counts every variable-size
+     * column the store reads. A store without such a check claims as the method without the budget (the
+     * default).
+     *
+     * @param owner the lease owner, unique per relay instance
+     * @param limit the batch size
+     * @param maxBytes the byte budget of the batch
+     * @param maxAttempts the attempt budget of rows without one of their own, 1 or more
+     * @param lease how long the lease lasts, on the database clock
+     * @param now the relay clock's now: rows with {@code available_at} after it are not due
+     * @return the claimed events
+     */
+    default ClaimResult claim(String owner, int limit, long maxBytes, int maxAttempts, Duration lease, Instant now) {
+        return claim(owner, limit, maxBytes, lease, now);
+    }
+
+    /**
      * Extends the lease of rows an owner still holds, to {@code lease} from now on the database clock:
      * for a batch still legitimately in flight. Rows whose lease passed to another owner are left alone.
      * A store that cannot extend leases returns 0; the relay then relies on the lease of the claim.
