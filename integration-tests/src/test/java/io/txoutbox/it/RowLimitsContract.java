@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -101,6 +102,26 @@ abstract class RowLimitsContract extends DatabaseTest {
         for (UUID id : List.of(zero, minimum, negativeAttempts, good)) {
             assertThat(column(outbox, id, "status")).isEqualTo("dead");
         }
+    }
+
+    @Test
+    void a_row_due_at_minus_infinity_is_published_and_the_next_claim_from_its_position_does_not_fail() {
+        Assumptions.assumeTrue(database() == TestDatabase.POSTGRES, "only PostgreSQL has infinite times");
+        Outbox outbox = newOutbox();
+        execute("INSERT INTO " + outbox.table() + " (id, aggregate_type, aggregate_id, event_type, payload,"
+                + " available_at) VALUES (gen_random_uuid(), 'order', 'o-1', 'order.placed', '\\x7b7d',"
+                + " '-infinity')");
+        List<Throwable> errors = new CopyOnWriteArrayList<>();
+        RecordingPublisher broker = new RecordingPublisher();
+        try (Relay relay = outbox.relay(broker).listener(errorsInto(errors)).build()) {
+            assertThat(relay.runOnce()).isEqualTo(1);
+            UUID next =
+                    appendCommitted(outbox, event("order.placed", "o-2")).get(0).id();
+            assertThat(relay.runOnce()).as("the claim after it").isEqualTo(1);
+            assertThat(broker.publishedIds()).contains(next);
+        }
+        assertThat(errors).isEmpty();
+        assertThat(broker.publishedCount()).isEqualTo(2);
     }
 
     // ---- class 4: the byte budget counts headers ---------------------------------------------------

@@ -124,11 +124,8 @@ final class ShortTransactionClaims extends Claims {
         if (key instanceof UUID id) {
             return id;
         }
-        String text = String.valueOf(key);
         try {
-            UUID id = UUID.fromString(text);
-            // Only the canonical form: a mark binds it so, and would miss a row keyed '1-1-1-1-1'.
-            return id.toString().equals(text) ? id : null;
+            return Binder.parseCanonical(String.valueOf(key));
         } catch (IllegalArgumentException notAUuid) {
             return null;
         }
