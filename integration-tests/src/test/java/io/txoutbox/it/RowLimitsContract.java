@@ -91,9 +91,9 @@ abstract class RowLimitsContract extends DatabaseTest {
         assertThat(errors).isEmpty();
         assertThat(broker.publishedIds()).isEmpty();
         assertThat(column(outbox, zero, "last_error"))
-                .isEqualTo("unreadable row: column 'max_attempts' is 0; it must be between 1 and 1000");
+                .isEqualTo("unreadable row: OutboxEvent.maxAttempts is 0; it must be between 1 and 1000");
         assertThat(column(outbox, minimum, "last_error"))
-                .isEqualTo("unreadable row: column 'max_attempts' is " + Integer.MIN_VALUE
+                .isEqualTo("unreadable row: OutboxEvent.maxAttempts is " + Integer.MIN_VALUE
                         + "; it must be between 1 and 1000");
         assertThat(column(outbox, negativeAttempts, "last_error")).contains("attempts is negative");
         assertThat(column(outbox, good, "last_error"))

@@ -136,7 +136,8 @@ final class ClaimedRows {
                 return Row.dead(
                         id,
                         rawKey,
-                        "unreadable row: column 'max_attempts' is " + max + "; it must be between 1 and "
+                        // The words of append's own rule, which the row would have broken there.
+                        "unreadable row: OutboxEvent.maxAttempts is " + max + "; it must be between 1 and "
                                 + MAX_ATTEMPTS);
             }
             return Row.dead(

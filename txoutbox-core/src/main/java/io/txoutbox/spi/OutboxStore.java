@@ -69,13 +69,14 @@ public interface OutboxStore extends AutoCloseable {
 
     /**
      * Claims like {@link #claim(String, int, Duration, Instant)}, within a byte budget: rows are taken in
-     * claim order while the payload bytes of the rows before them stay under {@code maxBytes}, so the first
+     * claim order while the bytes of the rows before them (payload, headers and the other text columns the
+     * store reads) stay under {@code maxBytes}, so the first
      * row is always taken, even when it alone is larger than the budget. The store reads no payload of a
      * row it does not take.
      *
      * @param owner the lease owner, unique per relay instance
      * @param limit the batch size
-     * @param maxBytes the byte budget of the batch's payloads
+     * @param maxBytes the byte budget of the batch
      * @param lease how long the lease lasts, on the database clock
      * @param now the relay clock's now: rows with {@code available_at} after it are not due
      * @return the claimed events
