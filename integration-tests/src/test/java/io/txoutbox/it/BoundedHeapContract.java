@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +17,10 @@ import org.junit.jupiter.api.Test;
  * Issue 12, item 3: a backlog larger than the relay's heap. Thirty rows of 10 MiB (300 MiB) and small
  * events behind them, relayed by a relay with the default settings in a JVM with a 256 MiB heap: the
  * byte budget keeps every claim small, so everything is published, the small events too.
+ *
+ * <p>Issue 24, class 5: a row written by another program that is too large to read in the relay's heap
+ * at all fails alone, and goes dead once its attempt budget is spent, unread; the events beside it are
+ * published meanwhile.
  */
 abstract class BoundedHeapContract extends DatabaseTest {
     private static final int BIG = 30;
@@ -56,6 +61,46 @@ abstract class BoundedHeapContract extends DatabaseTest {
                         .isEqualTo(1);
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> rows(outbox) == 0);
+        } finally {
+            relay.destroy();
+            relay.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void a_row_too_large_to_read_in_the_heap_goes_dead_within_its_attempt_budget_and_the_rest_is_published()
+            throws Exception {
+        // A 32 MiB heap cannot hold the row at all. MariaDB sends no row beyond max_allowed_packet (16 MiB by
+        // default): a smaller row there, still twice what the driver's packet and the payload need together.
+        boolean mariadb = database() == TestDatabase.MARIADB;
+        byte[] huge = new byte[(mariadb ? 15 : 48) * 1024 * 1024];
+        Arrays.fill(huge, (byte) 'x');
+        Outbox outbox = newOutbox();
+        String broker = newTable();
+        execute("CREATE TABLE " + broker + " (event_id varchar(36) NOT NULL, bytes integer NOT NULL)");
+        List<OutboxEvent> before = appendCommitted(outbox, event("order.placed", "o-1"));
+        UUID big = insertRow(outbox, row("big").put("payload", huge));
+        huge = null;
+        List<OutboxEvent> after = appendCommitted(outbox, event("order.placed", "o-2"), event("order.paid", "o-2"));
+
+        Process relay = ChildJvm.start(
+                List.of("-Xmx32m"), BoundedHeapRelayMain.class, database().name(), outbox.table(), broker, "3", "2000");
+        try {
+            await().atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofMillis(250))
+                    .failFast("the relay process died", () -> !relay.isAlive())
+                    .until(() -> !"pending".equals(column(outbox, big, "status")));
+            assertThat(column(outbox, big, "status")).isEqualTo("dead");
+            assertThat(column(outbox, big, "attempts")).isEqualTo("3");
+            assertThat(column(outbox, big, "last_error"))
+                    .startsWith("gave up after 3 attempts (the budget is 3) whose last did not end in a mark");
+            await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM " + broker) == 3);
+            for (OutboxEvent e : List.of(before.get(0), after.get(0), after.get(1))) {
+                assertThat(count("SELECT count(*) FROM " + broker + " WHERE event_id = ?", e.id().toString()))
+                        .as("event %s published once", e.id())
+                        .isEqualTo(1);
+            }
+            assertThat(relay.isAlive()).isTrue();
         } finally {
             relay.destroy();
             relay.waitFor(10, TimeUnit.SECONDS);

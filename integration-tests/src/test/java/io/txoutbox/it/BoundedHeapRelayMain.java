@@ -11,7 +11,8 @@ import java.util.concurrent.CompletableFuture;
  * A relay with the default settings in a JVM of its own, started by the test with a small heap, whose
  * "broker" is a table: each event's id and payload size is inserted there (autocommitted) before the
  * relay marks it published. Runs until the test ends the process. Arguments: the database, the outbox
- * table, the broker table.
+ * table, the broker table, and optionally the relay's attempt budget and its lease in milliseconds (the
+ * publish timeout is half the lease).
  */
 public final class BoundedHeapRelayMain {
     private BoundedHeapRelayMain() {}
@@ -27,11 +28,13 @@ public final class BoundedHeapRelayMain {
                     ps.setString(1, event.id().toString());
                     ps.setInt(2, event.payload().length);
                 }));
-        Relay relay = outbox.relay(intoTable)
-                .name("bounded")
-                .listen(false)
-                .pollInterval(Duration.ofMillis(200))
-                .build();
+        Relay.Builder relays =
+                outbox.relay(intoTable).name("bounded").listen(false).pollInterval(Duration.ofMillis(200));
+        if (args.length > 4) {
+            Duration lease = Duration.ofMillis(Long.parseLong(args[4]));
+            relays.maxAttempts(Integer.parseInt(args[3])).leaseDuration(lease).publishTimeout(lease.dividedBy(2));
+        }
+        Relay relay = relays.build();
         relay.start();
         System.out.println("relay started; max heap " + Runtime.getRuntime().maxMemory() / (1024 * 1024) + " MiB");
         Thread.sleep(Long.MAX_VALUE);

@@ -3,6 +3,7 @@ package io.txoutbox.it;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.test.Sql;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,8 +11,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
@@ -131,5 +134,58 @@ abstract class DatabaseTest {
 
     void execute(String sql) {
         Sql.execute(dataSource(), sql);
+    }
+
+    /** A raw row's columns, in insertion order; a {@code null} value is inserted as SQL NULL. */
+    static final class RawRow {
+        final Map<String, Object> values = new LinkedHashMap<>();
+
+        RawRow put(String column, Object value) {
+            values.put(column, value);
+            return this;
+        }
+    }
+
+    /** Inserts a row with plain SQL and bound values, as another program would. */
+    UUID insertRow(Outbox outbox, RawRow row) {
+        UUID id = UUID.randomUUID();
+        StringBuilder names = new StringBuilder("id");
+        StringBuilder marks = new StringBuilder("?");
+        for (Map.Entry<String, Object> v : row.values.entrySet()) {
+            names.append(", ").append(v.getKey());
+            marks.append(
+                    v.getValue() == null
+                            ? ", NULL"
+                            : database() == TestDatabase.POSTGRES && v.getKey().equals("headers")
+                                    ? ", CAST(? AS jsonb)"
+                                    : ", ?");
+        }
+        try (Connection c = dataSource().getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO " + outbox.table() + " (" + names + ") VALUES (" + marks + ")")) {
+            database().bindId(ps, 1, id);
+            int i = 2;
+            for (Object value : row.values.values()) {
+                if (value instanceof byte[] bytes) {
+                    ps.setBytes(i++, bytes);
+                } else if (value != null) {
+                    ps.setObject(i++, value);
+                }
+            }
+            ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return id;
+    }
+
+    /** @return the columns of a readable row of aggregate {@code aggregateId}, as another program writes it */
+    static RawRow row(String aggregateId) {
+        return new RawRow()
+                .put("aggregate_type", "order")
+                .put("aggregate_id", aggregateId)
+                .put("event_type", "order.placed")
+                .put("payload", "{}".getBytes(StandardCharsets.UTF_8))
+                .put("headers", "{}");
     }
 }

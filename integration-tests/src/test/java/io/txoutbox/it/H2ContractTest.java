@@ -116,4 +116,12 @@ class H2ContractTest {
             return TestDatabase.H2;
         }
     }
+
+    @Nested
+    class RowLimits extends RowLimitsContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.H2;
+        }
+    }
 }

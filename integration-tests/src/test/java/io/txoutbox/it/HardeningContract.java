@@ -23,14 +23,11 @@ import io.txoutbox.test.SlowBroker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -612,57 +609,5 @@ abstract class HardeningContract extends DatabaseTest {
             case MARIADB -> "ALTER TABLE " + table + " MODIFY " + column + " " + mariaDbType + " NULL";
             case H2 -> "ALTER TABLE " + table + " ALTER COLUMN " + column + " SET NULL";
         };
-    }
-
-    /** A raw row's columns, in insertion order; a {@code null} value is inserted as SQL NULL. */
-    static final class RawRow {
-        final Map<String, Object> values = new LinkedHashMap<>();
-
-        RawRow put(String column, Object value) {
-            values.put(column, value);
-            return this;
-        }
-    }
-
-    private static RawRow row(String aggregateId) {
-        return new RawRow()
-                .put("aggregate_type", "order")
-                .put("aggregate_id", aggregateId)
-                .put("event_type", "order.placed")
-                .put("payload", "{}".getBytes(StandardCharsets.UTF_8))
-                .put("headers", "{}");
-    }
-
-    /** Inserts a row with plain SQL and bound values, as another program would. */
-    UUID insertRow(Outbox outbox, RawRow row) {
-        UUID id = UUID.randomUUID();
-        StringBuilder names = new StringBuilder("id");
-        StringBuilder marks = new StringBuilder("?");
-        for (Map.Entry<String, Object> v : row.values.entrySet()) {
-            names.append(", ").append(v.getKey());
-            marks.append(
-                    v.getValue() == null
-                            ? ", NULL"
-                            : database() == TestDatabase.POSTGRES && v.getKey().equals("headers")
-                                    ? ", CAST(? AS jsonb)"
-                                    : ", ?");
-        }
-        try (Connection c = dataSource().getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO " + outbox.table() + " (" + names + ") VALUES (" + marks + ")")) {
-            database().bindId(ps, 1, id);
-            int i = 2;
-            for (Object value : row.values.values()) {
-                if (value instanceof byte[] bytes) {
-                    ps.setBytes(i++, bytes);
-                } else if (value != null) {
-                    ps.setObject(i++, value);
-                }
-            }
-            ps.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return id;
     }
 }

@@ -116,4 +116,12 @@ class MariaDbContractTest {
             return TestDatabase.MARIADB;
         }
     }
+
+    @Nested
+    class RowLimits extends RowLimitsContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.MARIADB;
+        }
+    }
 }

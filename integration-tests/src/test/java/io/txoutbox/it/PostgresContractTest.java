@@ -116,4 +116,12 @@ class PostgresContractTest {
             return TestDatabase.POSTGRES;
         }
     }
+
+    @Nested
+    class RowLimits extends RowLimitsContract {
+        @Override
+        TestDatabase database() {
+            return TestDatabase.POSTGRES;
+        }
+    }
 }

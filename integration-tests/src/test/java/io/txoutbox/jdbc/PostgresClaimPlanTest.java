@@ -156,12 +156,14 @@ class PostgresClaimPlanTest {
                 StringBuilder plan = new StringBuilder();
                 try (PreparedStatement ps = c.prepareStatement("EXPLAIN " + claim)) {
                     int i = 1;
+                    ps.setInt(i++, 8);
                     ps.setTimestamp(i++, Timestamp.from(Instant.now()));
                     if (afterCursor) {
                         ps.setTimestamp(i++, Timestamp.from(Instant.now().minusSeconds(1800)));
                         ps.setLong(i++, 50_000);
                     }
                     ps.setInt(i++, 100);
+                    ps.setLong(i++, Long.MAX_VALUE);
                     ps.setLong(i++, Long.MAX_VALUE);
                     ps.setString(i++, "relay-1");
                     ps.setLong(i, 30_000);

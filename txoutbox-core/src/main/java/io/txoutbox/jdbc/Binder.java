@@ -58,6 +58,19 @@ final class Binder {
         }
     }
 
+    /**
+     * @return whether {@link #setTime} can bind the time: PostgreSQL's {@code -infinity} reads as a time
+     *     before any that {@code java.time} can bind back at UTC
+     */
+    boolean canBind(Instant time) {
+        try {
+            LocalDateTime.ofInstant(time, ZoneOffset.UTC);
+            return true;
+        } catch (java.time.DateTimeException outOfRange) {
+            return false;
+        }
+    }
+
     /** Binds a time, or SQL NULL (as a time with time zone) when there is none. */
     void setTimeOrNull(PreparedStatement ps, int index, Instant time) throws SQLException {
         if (time == null) {

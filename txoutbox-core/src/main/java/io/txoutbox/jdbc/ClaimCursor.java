@@ -120,7 +120,8 @@ final class ClaimCursor {
             try {
                 Instant at = bind.getTime(rs, "position_at");
                 long seq = rs.getLong("position_seq");
-                if (at == null || rs.wasNull()) {
+                if (at == null || rs.wasNull() || !bind.canBind(at)) {
+                    // A row due at -infinity is at the bottom: no position to start a claim from.
                     return;
                 }
                 p = new Position(at, seq);

@@ -115,7 +115,12 @@ final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public ClaimResult claim(String owner, int limit, long maxBytes, Duration lease, Instant now) {
-        return claims.claim(owner, limit, maxBytes, lease, now);
+        return claims.claim(owner, limit, maxBytes, ClaimedRows.MAX_ATTEMPTS, lease, now);
+    }
+
+    @Override
+    public ClaimResult claim(String owner, int limit, long maxBytes, int maxAttempts, Duration lease, Instant now) {
+        return claims.claim(owner, limit, maxBytes, maxAttempts, lease, now);
     }
 
     @Override

@@ -50,6 +50,12 @@ final class MariaDbDialect extends ShortTransactionDialect {
         return "ALTER TABLE " + table + " MODIFY " + column + " <its type> NOT NULL";
     }
 
+    /** MariaDB and MySQL cast to {@code SIGNED}, not to a column type. */
+    @Override
+    String bigint() {
+        return "SIGNED";
+    }
+
     @Override
     public String now() {
         return "UTC_TIMESTAMP(6)";

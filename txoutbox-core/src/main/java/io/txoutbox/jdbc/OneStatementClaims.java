@@ -7,12 +7,15 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Claims a batch with one {@code UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED) … RETURNING} in
- * autocommit: the statement picks the rows within the byte budget by their payload sizes, leases them
- * and returns them, and its commit is the claim's. The planner settings of the dialect run in the same
+ * autocommit: the statement picks the rows within the byte budget by the sizes of the columns it reads,
+ * leases them and returns them, and its commit is the claim's. It returns no payload or headers of a row
+ * whose attempt budget is spent or whose headers are beyond any valid event's (both go dead), nor of a row
+ * larger than the budget, which is read alone after the commit ({@link #readAlone}). The planner settings of the dialect run in the same
  * round trip, so the plan is the due index's whether or not the table was ever analyzed.
  *
  * <p>In unordered mode, where the dialect supports it, each relay claims from its {@link ClaimCursor}:
@@ -37,23 +40,30 @@ final class OneStatementClaims extends Claims {
     }
 
     @Override
-    ClaimResult claimWithin(String owner, int limit, long maxBytes, Duration lease, Instant now) {
-        return jdbc.autocommit("claim", c -> {
+    ClaimResult claimWithin(String owner, int limit, long maxBytes, int maxAttempts, Duration lease, Instant now) {
+        List<Object> alone = new ArrayList<>();
+        ClaimResult batch = jdbc.autocommit("claim", c -> {
             ClaimCursor.Position from = keyset ? cursors.startFor(owner) : null;
             long started = System.nanoTime();
             ClaimCursor.Tracker tracker = new ClaimCursor.Tracker(bind);
-            List<ClaimedRows.Row> claimed = claim(c, from, tracker, owner, limit, maxBytes, lease, now);
+            List<ClaimedRows.Row> claimed = claim(c, from, tracker, owner, limit, maxBytes, maxAttempts, lease, now);
             if (claimed.isEmpty() && from != null && cursors.mayLookBehind(owner)) {
                 // Nothing ahead of the cursor: look behind it at once, so a late commit waits for no rescan.
                 from = null;
                 started = System.nanoTime();
-                claimed = claim(c, null, tracker, owner, limit, maxBytes, lease, now);
+                claimed = claim(c, null, tracker, owner, limit, maxBytes, maxAttempts, lease, now);
             }
             if (keyset) {
                 cursors.claimed(owner, from == null, tracker.first(), System.nanoTime() - started);
             }
+            for (ClaimedRows.Row row : claimed) {
+                if (row.alone()) {
+                    alone.add(row.id());
+                }
+            }
             return rows.settle(c, claimed, owner);
         });
+        return ClaimedRows.merge(batch, readAlone(alone, owner));
     }
 
     private List<ClaimedRows.Row> claim(
@@ -63,11 +73,13 @@ final class OneStatementClaims extends Claims {
             String owner,
             int limit,
             long maxBytes,
+            int maxAttempts,
             Duration lease,
             Instant now)
             throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(from == null ? fromBottomSql : fromCursorSql)) {
             int i = 1;
+            ps.setInt(i++, maxAttempts);
             bind.setTime(ps, i++, now);
             if (from != null) {
                 bind.setTime(ps, i++, from.availableAt());
@@ -75,10 +87,11 @@ final class OneStatementClaims extends Claims {
             }
             ps.setInt(i++, limit);
             ps.setLong(i++, maxBytes);
+            ps.setLong(i++, maxBytes);
             ps.setString(i++, owner);
             ps.setLong(i, lease.toMillis());
             try (ResultSet rs = Claims.query(ps)) {
-                return rows.read(rs, tracker);
+                return rows.readFlagged(rs, tracker, maxAttempts);
             }
         }
     }

@@ -187,16 +187,61 @@ class PostgresDialect extends PortableDialect {
         return PLAN_SETTINGS;
     }
 
-    /** Also returns each row's due-index position ({@code position_at}, {@code position_seq}), for the cursor. */
-    private static String claimReturning(String due) {
-        return "WITH due AS (SELECT o.{id}, o.available_at, o.seq, COALESCE(octet_length(o.{payload}), 0) AS bytes"
-                + due + "), picked AS (SELECT d.{id} FROM (SELECT due.{id}, sum(due.bytes) OVER (ORDER BY"
-                + " due.available_at, due.seq ROWS UNBOUNDED PRECEDING) - due.bytes AS before FROM due) d"
-                + " WHERE d.before < ?)"
+    /**
+     * Also returns each row's due-index position ({@code position_at}, {@code position_seq}), for the cursor,
+     * and what {@link ClaimedRows} needs to read the row or not ({@link #CLAIM_FLAGS}): the heavy columns of
+     * a row that is not to be read in the batch are returned as NULL.
+     */
+    private String claimReturning(String due) {
+        return "WITH due AS (SELECT o.{id}, o.available_at, o.seq, " + sizes("::text") + due + "),"
+                + " sized AS (SELECT due.*, " + WITHHELD + " AS withheld, CASE WHEN " + WITHHELD
+                + " THEN 0 ELSE due.payload_bytes + due.header_bytes END + due.text_bytes AS bytes FROM due),"
+                + " picked AS (SELECT d.{id}, d.spent, d.header_bytes, d.bytes, d.withheld OR d.bytes > ? AS unread"
+                + " FROM (SELECT sized.*, sum(sized.bytes) OVER (ORDER BY sized.available_at, sized.seq"
+                + " ROWS UNBOUNDED PRECEDING) - sized.bytes AS before FROM sized) d WHERE d.before < ?)"
                 + " UPDATE {table} AS t SET lease_owner = ?,"
-                + " lease_expires_at = now() + ? * interval '1 millisecond', attempts = t.attempts + 1"
+                + " lease_expires_at = now() + ? * interval '1 millisecond', attempts = CASE WHEN picked.spent"
+                + " OR t.attempts >= 2147483647 THEN t.attempts ELSE t.attempts + 1 END"
                 + " FROM picked WHERE t.{id} = picked.{id}"
-                + " RETURNING " + claimed("t", "::text") + ", t.available_at AS position_at, t.seq AS position_seq";
+                + " RETURNING " + claimed("t", "::text", "picked.unread")
+                + ", picked.spent AS spent, picked.header_bytes AS header_bytes, picked.bytes AS row_bytes,"
+                + " picked.unread AS unread, t.available_at AS position_at, t.seq AS position_seq";
+    }
+
+    /**
+     * The labels a claim adds to the claimed columns: {@code spent} (the row's attempts reached its budget
+     * before this claim), {@code header_bytes}, {@code row_bytes} (what the byte budget counted of it) and
+     * {@code unread} (its payload and headers were not read: spent, headers beyond {@link
+     * ClaimedRows#MAX_HEADERS_BYTES}, or larger than the byte budget, to be read alone).
+     */
+    static final String CLAIM_FLAGS = "spent, header_bytes, row_bytes, unread";
+
+    /** A row whose payload and headers the claim does not read at all: spent, or headers beyond the bound. */
+    private static final String WITHHELD = "(due.spent OR due.header_bytes > " + ClaimedRows.MAX_HEADERS_BYTES + ")";
+
+    /**
+     * What a claim reads of a candidate row before it decides to read it: whether its attempt budget is
+     * spent (its own {@code max_attempts}, else the relay's, bound), and the bytes of every variable-size
+     * column it would read (sizes only: no value is read to measure it). Binds the relay's attempt budget.
+     *
+     * @param headersCast what turns the headers column into text, if anything
+     */
+    String sizes(String headersCast) {
+        return "COALESCE(o.attempts >= COALESCE(o.max_attempts, ?), false) AS spent, " + size("o.{payload}")
+                + " AS payload_bytes, " + size("o.headers" + headersCast) + " AS header_bytes, "
+                + size("o.{aggregate_type}") + " + " + size("o.{aggregate_id}") + " + " + size("o.{event_type}")
+                + " + " + size("o.content_type") + " + " + size("o.tenant_id") + " + " + size("o.destination")
+                + " AS text_bytes";
+    }
+
+    /** In 64 bits: two columns of a gigabyte each would overflow the 32 bits of {@code octet_length}. */
+    private String size(String column) {
+        return "CAST(COALESCE(octet_length(" + column + "), 0) AS " + bigint() + ")";
+    }
+
+    /** @return the 64-bit integer type of a {@code CAST} */
+    String bigint() {
+        return "BIGINT";
     }
 
     private static String due(String after) {
@@ -207,32 +252,46 @@ class PostgresDialect extends PortableDialect {
 
     @Override
     public String claimSelect() {
-        return "SELECT o.{id} AS id, COALESCE(OCTET_LENGTH(o.{payload}), 0) AS bytes" + DUE;
+        return "SELECT o.{id} AS id, o.attempts AS attempts, o.max_attempts AS max_attempts, " + sizes(headersAsText())
+                + DUE;
     }
 
     @Override
     public String claimUpdate() {
-        return "UPDATE {table} SET lease_owner = ?, lease_expires_at = {lease_expiry}, attempts = attempts + 1"
+        return "UPDATE {table} SET lease_owner = ?, lease_expires_at = {lease_expiry}, attempts = CASE WHEN"
+                + " attempts >= COALESCE(max_attempts, ?) OR attempts >= 2147483647 THEN attempts ELSE attempts + 1 END"
                 + " WHERE {id} IN ({ids})";
     }
 
     @Override
     public String claimRead() {
-        return "SELECT " + claimed("o", "") + " FROM {table} o WHERE o.{id} IN ({ids})";
+        return "SELECT " + claimed("o", "", null) + " FROM {table} o WHERE o.{id} IN ({ids})";
+    }
+
+    /** @return what turns the headers column into text in {@link #claimSelect()}'s sizes */
+    String headersAsText() {
+        return "::text";
     }
 
     /**
      * @param alias the table's alias
      * @param headersCast what turns the headers column into text, if anything
+     * @param unread a condition under which payload and headers are returned as NULL, or {@code null}
      * @return the claimed columns, labelled as {@link SqlDialect} lists them
      */
-    static String claimed(String alias, String headersCast) {
+    static String claimed(String alias, String headersCast, String unread) {
         String a = alias + ".";
+        String payload = a + "{payload}";
+        String headers = a + "headers" + headersCast;
+        if (unread != null) {
+            payload = "CASE WHEN " + unread + " THEN NULL ELSE " + payload + " END";
+            headers = "CASE WHEN " + unread + " THEN NULL ELSE " + headers + " END";
+        }
         return a + "{id} AS id, " + a + "{aggregate_type} AS aggregate_type, " + a + "{aggregate_id} AS aggregate_id, "
-                + a + "{event_type} AS event_type, " + a + "event_version AS event_version, " + a
-                + "{payload} AS payload, " + a + "content_type AS content_type, " + a + "headers" + headersCast
-                + " AS headers, " + a + "tenant_id AS tenant_id, " + a + "destination AS destination, " + a
-                + "created_at AS created_at, " + a + "attempts AS attempts, " + a + "max_attempts AS max_attempts";
+                + a + "{event_type} AS event_type, " + a + "event_version AS event_version, " + payload
+                + " AS payload, " + a + "content_type AS content_type, " + headers + " AS headers, " + a
+                + "tenant_id AS tenant_id, " + a + "destination AS destination, " + a + "created_at AS created_at, "
+                + a + "attempts AS attempts, " + a + "max_attempts AS max_attempts";
     }
 
     @Override

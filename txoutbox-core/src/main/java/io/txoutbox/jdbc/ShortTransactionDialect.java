@@ -49,6 +49,12 @@ abstract class ShortTransactionDialect extends PostgresDialect {
 
     /** The headers column is text: no cast. */
     @Override
+    final String headersAsText() {
+        return "";
+    }
+
+    /** The headers column is text: no cast. */
+    @Override
     public String insert() {
         return insertWithTextHeaders();
     }

@@ -110,8 +110,10 @@ interface SqlDialect {
     // ---- claim -------------------------------------------------------------------------------------
 
     /**
-     * @return claims a batch within a byte budget in one statement and returns the claimed columns;
-     *     binds now, limit, byte budget, owner, lease millis; only where {@link #supportsUpdateReturning()}
+     * @return claims a batch within a byte budget in one statement and returns the claimed columns and
+     *     the labels of {@link PostgresDialect#CLAIM_FLAGS}; binds the relay's attempt budget, now, limit,
+     *     byte budget (above which a row is read alone), byte budget, owner, lease millis; only where {@link
+     *     #supportsUpdateReturning()}
      */
     String claimReturning();
 
@@ -122,9 +124,9 @@ interface SqlDialect {
     boolean supportsKeysetClaims();
 
     /**
-     * @return {@link #claimReturning()} starting after a due-index position; binds now, the position's
-     *     available at and seq, limit, byte budget, owner, lease millis; only where {@link
-     *     #supportsKeysetClaims()}
+     * @return {@link #claimReturning()} starting after a due-index position; binds the relay's attempt
+     *     budget, now, the position's available at and seq, limit, byte budget twice, owner, lease millis;
+     *     only where {@link #supportsKeysetClaims()}
      */
     String claimReturningAfter();
 
@@ -135,13 +137,18 @@ interface SqlDialect {
     String claimPlanSettings();
 
     /**
-     * @return selects and locks due rows, skipping locked ones; binds now, limit; returns {@code id} and
-     *     {@code bytes}, the payload's size, so the rows within the byte budget are picked before any
-     *     payload is read
+     * @return selects and locks due rows, skipping locked ones; binds the relay's attempt budget, now,
+     *     limit; returns {@code id}, {@code attempts}, {@code max_attempts}, {@code spent} (the attempt
+     *     budget is reached), and the sizes {@code payload_bytes}, {@code header_bytes} and {@code
+     *     text_bytes} (the other text columns a claim reads), so the rows within the byte budget are picked
+     *     before any of them is read
      */
     String claimSelect();
 
-    /** @return leases the picked rows and counts the attempt; binds owner, lease millis, {@code {ids}} */
+    /**
+     * @return leases the picked rows and counts the attempt, but not of a row whose budget is spent nor
+     *     past the column's maximum; binds owner, lease millis, the relay's attempt budget, {@code {ids}}
+     */
     String claimUpdate();
 
     /** @return reads the leased rows: the claimed columns; binds {@code {ids}} */

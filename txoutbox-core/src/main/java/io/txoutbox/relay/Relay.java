@@ -206,10 +206,10 @@ public interface Relay extends AutoCloseable {
         }
 
         /**
-         * Bounds the payload bytes of one claim, so that a backlog of large events cannot exhaust the
-         * heap: rows are claimed in order while the payloads before them stay under the budget, and a
-         * single row larger than the budget is still claimed, alone. Payloads beyond the budget are not
-         * read from the database.
+         * Bounds the bytes of one claim, so that a backlog of large events cannot exhaust the heap: rows
+         * are claimed in order while the rows before them (payload, headers and the other text columns a
+         * claim reads) stay under the budget, and a row larger than the budget is still claimed, and read
+         * alone. Rows beyond the budget are not read from the database.
          *
          * @param maxBatchBytes the budget in bytes, 1 or more (default {@link #defaultMaxBatchBytes()}:
          *     1/16 of the maximum heap, between 1 MiB and 16 MiB)

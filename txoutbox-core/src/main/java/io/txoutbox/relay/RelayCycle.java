@@ -35,6 +35,7 @@ final class RelayCycle {
     private final RelayScope scope;
     private final int batchSize;
     private final long maxBatchBytes;
+    private final int maxAttempts;
     private final boolean retainPublished;
     private final Settlement settlement;
     private final BatchPublisher publisher;
@@ -50,6 +51,7 @@ final class RelayCycle {
         this.scope = scope;
         this.batchSize = b.batchSize;
         this.maxBatchBytes = b.maxBatchBytes > 0 ? b.maxBatchBytes : Relay.Builder.defaultMaxBatchBytes();
+        this.maxAttempts = b.maxAttempts;
         this.retainPublished = b.retainPublished != null;
         this.settlement = new Settlement(b.maxAttempts, b.backoff, b.random);
         this.publisher = publisher;
@@ -81,6 +83,7 @@ final class RelayCycle {
                         scope.owner(),
                         batchSize,
                         maxBatchBytes,
+                        maxAttempts,
                         scope.lease(),
                         scope.clock().instant());
         if (claim.size() == 0) {

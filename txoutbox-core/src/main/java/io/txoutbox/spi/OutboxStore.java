@@ -69,18 +69,40 @@ public interface OutboxStore extends AutoCloseable {
 
     /**
      * Claims like {@link #claim(String, int, Duration, Instant)}, within a byte budget: rows are taken in
-     * claim order while the payload bytes of the rows before them stay under {@code maxBytes}, so the first
+     * claim order while the bytes of the rows before them (payload, headers and the other text columns the
+     * store reads) stay under {@code maxBytes}, so the first
      * row is always taken, even when it alone is larger than the budget. The store reads no payload of a
      * row it does not take.
      *
      * @param owner the lease owner, unique per relay instance
      * @param limit the batch size
-     * @param maxBytes the byte budget of the batch's payloads
+     * @param maxBytes the byte budget of the batch
      * @param lease how long the lease lasts, on the database clock
      * @param now the relay clock's now: rows with {@code available_at} after it are not due
      * @return the claimed events
      */
     ClaimResult claim(String owner, int limit, long maxBytes, Duration lease, Instant now);
+
+    /**
+     * Claims like {@link #claim(String, int, long, Duration, Instant)}, held to an attempt budget: a row
+     * whose attempts already reached its budget (its own {@code maxAttempts}, else {@code maxAttempts}) is
+     * leased without counting another attempt and without reading its payload, and returned among the
+     * unreadable rows with the reason, so that it goes dead whatever kept its attempts from ending in a
+     * mark (a row too large to read, a relay that crashed). The byte budget counts every variable-size
+     * column the store reads. A store without such a check claims as the method without the budget (the
+     * default).
+     *
+     * @param owner the lease owner, unique per relay instance
+     * @param limit the batch size
+     * @param maxBytes the byte budget of the batch
+     * @param maxAttempts the attempt budget of rows without one of their own, 1 or more
+     * @param lease how long the lease lasts, on the database clock
+     * @param now the relay clock's now: rows with {@code available_at} after it are not due
+     * @return the claimed events
+     */
+    default ClaimResult claim(String owner, int limit, long maxBytes, int maxAttempts, Duration lease, Instant now) {
+        return claim(owner, limit, maxBytes, lease, now);
+    }
 
     /**
      * Extends the lease of rows an owner still holds, to {@code lease} from now on the database clock:
