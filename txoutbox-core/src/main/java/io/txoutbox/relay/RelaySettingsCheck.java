@@ -11,6 +11,17 @@ import java.util.regex.Pattern;
 final class RelaySettingsCheck {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
+    /**
+     * The longest lease, publish timeout or poll interval: a day. Longer ones are mistakes (a lease of years
+     * lends a crashed relay's batch out for years), and past a point their arithmetic fails on every claim
+     * ({@code toMillis()} overflows; MariaDB's {@code DATE_ADD} past year 9999 gives a NULL expiry, which
+     * reads as no lease at all).
+     */
+    static final Duration MAX_CYCLE_DURATION = Duration.ofDays(1);
+
+    /** The longest retention or purge interval: a hundred years, as the relay server's YAML allows. */
+    static final Duration MAX_RETENTION = Duration.ofDays(36_525);
+
     private RelaySettingsCheck() {}
 
     /** @return the effective minimum poll interval, after every setting of the builder is checked */
@@ -55,6 +66,13 @@ final class RelaySettingsCheck {
         positive("leaseDuration", b.leaseDuration);
         positive("publishTimeout", b.publishTimeout);
         positive("purgeInterval", b.purgeInterval);
+        atMost("pollInterval", b.pollInterval, MAX_CYCLE_DURATION);
+        atMost("leaseDuration", b.leaseDuration, MAX_CYCLE_DURATION);
+        atMost("publishTimeout", b.publishTimeout, MAX_CYCLE_DURATION);
+        atMost("purgeInterval", b.purgeInterval, MAX_RETENTION);
+        if (b.retainPublished != null) {
+            atMost("retainPublished", b.retainPublished, MAX_RETENTION);
+        }
         if (b.backoff == null) {
             throw new OutboxValidationException("Relay.Builder.backoff", null, "Relay.Builder.backoff is missing");
         }
@@ -71,6 +89,12 @@ final class RelaySettingsCheck {
             throw OutboxValidationException.negative("Relay.Builder.retainPublished", b.retainPublished);
         }
         return minPoll;
+    }
+
+    private static void atMost(String field, Duration value, Duration max) {
+        if (value.compareTo(max) > 0) {
+            throw OutboxValidationException.rule("Relay.Builder." + field, value, "be at most " + max, "<= " + max);
+        }
     }
 
     private static void positive(String field, Duration value) {

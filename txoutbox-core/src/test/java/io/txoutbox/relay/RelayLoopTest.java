@@ -220,6 +220,21 @@ class RelayLoopTest {
                         + " Relay.Builder.publishTimeout (5000 ms)");
         assertThatThrownBy(() -> Relay.settings().pollInterval(Duration.ZERO).validate())
                 .hasMessage("Relay.Builder.pollInterval is PT0S; it must be positive");
+        assertThatThrownBy(() -> Relay.settings()
+                        .leaseDuration(Duration.ofSeconds(Long.MAX_VALUE))
+                        .validate())
+                .isInstanceOf(OutboxValidationException.class)
+                .hasMessage("Relay.Builder.leaseDuration is PT2562047788015215H30M7S; it must be at most PT24H");
+        assertThatThrownBy(
+                        () -> Relay.settings().pollInterval(Duration.ofDays(2)).validate())
+                .hasMessage("Relay.Builder.pollInterval is PT48H; it must be at most PT24H");
+        assertThatThrownBy(() -> Relay.settings()
+                        .retainPublished(Duration.ofDays(40_000))
+                        .validate())
+                .hasMessage("Relay.Builder.retainPublished is PT960000H; it must be at most PT876600H");
+        assertThat(Relay.settings().leaseDuration(Duration.ofDays(1)).validate())
+                .as("a day's lease is the longest accepted")
+                .isNotNull();
         assertThat(Relay.settings().validate()).as("the defaults are valid").isNotNull();
         assertThatThrownBy(() -> Relay.settings().build()).hasMessage("Relay.Builder.store is missing; it is required");
     }
