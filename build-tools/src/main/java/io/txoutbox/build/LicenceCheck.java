@@ -2,9 +2,11 @@ package io.txoutbox.build;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -52,7 +54,10 @@ public final class LicenceCheck {
                     "LicenceCheck takes 4 arguments (bom.xml, allow list, THIRD-PARTY.txt, title); got " + args.length);
         }
         AllowList allowList = AllowList.read(Path.of(args[1]));
-        List<Component> components = read(Path.of(args[0]));
+        Path bom = Path.of(args[0]);
+        requireFresh(
+                bom, Instant.ofEpochMilli(ManagementFactory.getRuntimeMXBean().getStartTime()));
+        List<Component> components = read(bom);
         String notices = check(components, allowList, args[3], args[1]);
         Path out = Path.of(args[2]);
         Files.createDirectories(out.toAbsolutePath().getParent());
@@ -109,6 +114,24 @@ public final class LicenceCheck {
                 + "declares (where it declares several, it may be used under any of them); the NOTICE texts\n"
                 + "of the bundled components are in META-INF/NOTICE.\n\n"
                 + sorted.size() + " components:\n\n" + lines;
+    }
+
+    /**
+     * Fails unless the SBOM was written since {@code buildStart}: cyclonedx-maven-plugin skips itself in
+     * an offline build ({@code -o}), and the SBOM of an earlier build must not be checked, or shipped, in
+     * its place. exec-maven-plugin runs this check in Maven's own JVM, whose start is the build's.
+     */
+    static void requireFresh(Path bom, Instant buildStart) throws IOException {
+        if (!Files.isRegularFile(bom)) {
+            throw new IOException("no SBOM at " + bom + ": cyclonedx-maven-plugin did not write one (it skips"
+                    + " itself in an offline build, -o; build online)");
+        }
+        Instant written = Files.getLastModifiedTime(bom).toInstant();
+        if (written.isBefore(buildStart)) {
+            throw new IOException("the SBOM at " + bom + " is from an earlier build (written " + written
+                    + ", this build started " + buildStart + "): cyclonedx-maven-plugin did not write it again"
+                    + " (it skips itself in an offline build, -o; build online)");
+        }
     }
 
     /** Reads the components of a CycloneDX SBOM in XML (any schema version). */

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,11 +29,11 @@ class LicenceCheckTest {
             throws Exception {
         Path out = dir.resolve("META-INF/THIRD-PARTY.txt");
 
+        // Copied, so that it is written after the test JVM started, as the build's SBOM is.
+        Path bom = Files.copy(fixture("bom-unknown-licence.xml"), dir.resolve("bom.xml"));
+
         assertThatThrownBy(() -> LicenceCheck.main(new String[] {
-                    fixture("bom-unknown-licence.xml").toString(),
-                    fixture("allow-list.txt").toString(),
-                    out.toString(),
-                    "txoutbox-server 0.1.0"
+                    bom.toString(), fixture("allow-list.txt").toString(), out.toString(), "txoutbox-server 0.1.0"
                 }))
                 .isInstanceOfSatisfying(LicenceCheckException.class, e -> assertThat(e.failures())
                         .containsExactly(
@@ -141,6 +143,25 @@ class LicenceCheckTest {
                                 EXPRESSION, List.of("(GPL-2.0-only WITH Classpath-exception-2.0 OR MIT)")),
                         org.assertj.core.groups.Tuple.tuple(UNLICENSED, List.of()),
                         org.assertj.core.groups.Tuple.tuple(COPYLEFT, List.of("GNU General Public License v3.0")));
+    }
+
+    @Test
+    void sbom_left_by_an_earlier_build_is_refused_and_so_is_a_missing_one() throws Exception {
+        Path bom = Files.copy(fixture("bom-unknown-licence.xml"), dir.resolve("bom.xml"));
+        Instant buildStart = Instant.parse("2026-12-02T02:00:00Z");
+        Files.setLastModifiedTime(bom, FileTime.from(buildStart.minusSeconds(60)));
+
+        assertThatThrownBy(() -> LicenceCheck.requireFresh(bom, buildStart))
+                .isInstanceOf(IOException.class)
+                .hasMessage("the SBOM at " + bom + " is from an earlier build (written 2026-12-02T01:59:00Z, this"
+                        + " build started 2026-12-02T02:00:00Z): cyclonedx-maven-plugin did not write it again (it"
+                        + " skips itself in an offline build, -o; build online)");
+        assertThatThrownBy(() -> LicenceCheck.requireFresh(dir.resolve("none.xml"), buildStart))
+                .isInstanceOf(IOException.class)
+                .hasMessageStartingWith("no SBOM at " + dir.resolve("none.xml"));
+
+        Files.setLastModifiedTime(bom, FileTime.from(buildStart.plusSeconds(1)));
+        LicenceCheck.requireFresh(bom, buildStart);
     }
 
     @Test
