@@ -53,11 +53,11 @@ public final class Redaction {
 
     /**
      * {@code name=value} where the name holds a credential word: the value runs to the next parameter
-     * separator ({@code &}, {@code ;}) or white space, so {@code @}, {@code :} and {@code %xx} inside it are
-     * hidden with it.
+     * separator ({@code &}, {@code ;}), white space, or a comma that white space follows (a message's
+     * "(url, dialect)"), so {@code @}, {@code :}, {@code ,} and {@code %xx} inside it are hidden with it.
      */
     private static final Pattern CREDENTIAL_PARAMETER =
-            Pattern.compile("(?i)((?<![\\w.-])[\\w.-]*" + CREDENTIAL_WORD + "[\\w.-]*\\s*=)[^&;\\s]*");
+            Pattern.compile("(?i)((?<![\\w.-])[\\w.-]*" + CREDENTIAL_WORD + "[\\w.-]*\\s*=)(?:[^&;,\\s]|,(?!\\s))*");
 
     private static final ReentrantLock LOCK = new ReentrantLock();
 

@@ -25,6 +25,8 @@ class RedactionTest {
             two urls in a message        | from nats://a:b1b1@h1 to amqp://c:d2d2@h2/v                     | from nats://****@h1 to amqp://****@h2/v
             a quoted url                 | no bundled driver accepts 'jdbc:x://u:p@w0rd@h/db'              | no bundled driver accepts 'jdbc:x://****@h/db'
             token parameter              | wss://h/x?access_token=abc123xyz                                | wss://h/x?access_token=****
+            a list after the url         | (jdbc:postgresql://h/db?password=hunter2xyz, postgresql)        | (jdbc:postgresql://h/db?password=****, postgresql)
+            comma inside the password    | jdbc:postgresql://h/db?password=hun,ter2xyz                     | jdbc:postgresql://h/db?password=****
             no credential                | jdbc:postgresql://localhost:5432/test?ApplicationName=a          | jdbc:postgresql://localhost:5432/test?ApplicationName=a
             """)
     void credential_looking_url_parts_are_hidden_whole_without_being_told(String name, String text, String redacted) {

@@ -12,6 +12,7 @@ import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Dialect;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxTable;
+import io.txoutbox.Redaction;
 import io.txoutbox.relay.Backoff;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -248,14 +249,14 @@ final class ConfigLoader {
     private static void checkJdbcUrl(String key, String url) {
         if (!url.startsWith("jdbc:")) {
             throw new ConfigException(
-                    key, "'" + Masking.jdbcUrl(url) + "' is not a JDBC URL (jdbc:postgresql://host:5432/db)");
+                    key, "'" + Redaction.redact(url) + "' is not a JDBC URL (jdbc:postgresql://host:5432/db)");
         }
         try {
             DriverManager.getDriver(url);
         } catch (SQLException e) {
             throw new ConfigException(
                     key,
-                    "no bundled JDBC driver accepts '" + Masking.jdbcUrl(url)
+                    "no bundled JDBC driver accepts '" + Redaction.redact(url)
                             + "'; supported: jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql:, jdbc:h2:");
         }
     }
