@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>the secrets it was told of ({@link #register(String)}, {@link #registerUrl(String)}): each as
- *       given, URL-decoded, URL-encoded and JSON-escaped, wherever it appears, so that a driver that
+ *       given, URL-decoded, URL-encoded and JSON-escaped, and each piece of it between the characters
+ *       where a URL parser may cut it ({@code @ : / ? # ; & ,}), wherever it appears, so that a driver that
  *       quotes a password in a message of its own words (an unparsable URL, a host name made of {@code
  *       user:password@host}) quotes {@code ****};
  *   <li>credential-looking parts of any URL, told of or not: the user information of {@code
@@ -58,6 +59,9 @@ public final class Redaction {
      */
     private static final Pattern CREDENTIAL_PARAMETER =
             Pattern.compile("(?i)((?<![\\w.-])[\\w.-]*" + CREDENTIAL_WORD + "[\\w.-]*\\s*=)(?:[^&;,\\s]|,(?!\\s))*");
+
+    /** Where a URL parser may cut a password that holds these characters. */
+    private static final Pattern PIECES = Pattern.compile("[@:/?#;&,]+");
 
     private static final ReentrantLock LOCK = new ReentrantLock();
 
@@ -106,6 +110,14 @@ public final class Redaction {
         if (decoded != null) {
             forms.add(decoded);
             forms.add(jsonEscaped(decoded));
+        }
+        // A driver that misreads a URL splits the password where a URL has separators and quotes a piece
+        // ("Incorrect port value : p@ss"): each piece is a secret too.
+        // Not a value with white space in it (a JAAS line): its pieces are words such as "password".
+        for (String whole : decoded != null ? List.of(secret, decoded) : List.of(secret)) {
+            if (whole.chars().noneMatch(Character::isWhitespace)) {
+                forms.addAll(List.of(PIECES.split(whole)));
+            }
         }
         forms.removeIf(f -> f.length() < MIN_LENGTH);
         if (forms.isEmpty()) {

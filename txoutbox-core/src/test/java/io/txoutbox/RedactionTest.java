@@ -58,6 +58,14 @@ class RedactionTest {
     }
 
     @Test
+    void the_pieces_of_a_password_that_a_driver_misreads_are_hidden_too() {
+        // MariaDB Connector/J cuts root:mUi3f@x7e:y9a@host at its first @ and reports the rest as a port.
+        Redaction.registerUrl("jdbc:mariadb://root:mUi3fe@x7e5b:y9a1c@127.0.0.1:3306/test");
+        assertThat(Redaction.redact("SQLException: Incorrect port value : mUi3fe@x7e5b"))
+                .isEqualTo("SQLException: Incorrect port value : ****@****");
+    }
+
+    @Test
     void short_secrets_are_not_replaced_in_every_word() {
         Redaction.register("ab");
         assertThat(Redaction.redact("table abc")).isEqualTo("table abc");

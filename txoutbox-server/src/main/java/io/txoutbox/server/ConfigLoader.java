@@ -79,7 +79,7 @@ final class ConfigLoader {
             throw new ConfigException(
                     "(file)",
                     "not valid YAML" + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr())
-                            + ": " + e.getOriginalMessage());
+                            + ": " + withoutQuotedLines(e.getOriginalMessage()));
         }
         ConfigNode root = ConfigNode.root(tree, env);
         ServerConfig.Admin admin = admin(root.object("admin"));
@@ -100,6 +100,26 @@ final class ConfigLoader {
         ServerConfig.Startup startup = startup(root.object("startup"));
         root.rejectUnknown();
         return new ServerConfig(admin, sources, startup);
+    }
+
+    /**
+     * The YAML parser's problem without the lines of the file it quotes (after each {@code in 'reader', line
+     * N, column M:}): a quoted line may be the one that holds a password, and the line and column are given.
+     */
+    static String withoutQuotedLines(String message) {
+        if (message == null) {
+            return "";
+        }
+        List<String> kept = new ArrayList<>();
+        String[] lines = message.split("\\R");
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].stripLeading().startsWith("in '") && lines[i].endsWith(":")) {
+                i += 2;
+            } else if (!lines[i].isBlank()) {
+                kept.add(lines[i].strip());
+            }
+        }
+        return String.join("; ", kept);
     }
 
     /** @return the key path of a duplicate key ({@code sources[0].relay.batch-size}), or {@code null} */

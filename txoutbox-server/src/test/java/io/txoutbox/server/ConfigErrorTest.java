@@ -180,6 +180,17 @@ class ConfigErrorTest {
     }
 
     @Test
+    void a_yaml_error_names_line_and_column_and_quotes_no_line_of_the_file() {
+        assertThatThrownBy(() -> ConfigLoader.parse(
+                        "admin:\n  token: yaml-t0ken-quoted\n  password: yaml-pa55-quoted: x: y\n", k -> null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("not valid YAML at line 3")
+                .hasMessageContaining("mapping values are not allowed here")
+                .hasMessageNotContaining("yaml-pa55-quoted")
+                .hasMessageNotContaining("yaml-t0ken-quoted");
+    }
+
+    @Test
     void the_configuration_prints_its_urls_and_secrets_redacted() {
         ServerConfig config = ConfigLoader.parse(
                 VALID.replace(
