@@ -36,15 +36,15 @@ import java.util.regex.Pattern;
  * standard streams, a driver's {@code java.util.logging} records) cannot be handed a configuration: the
  * relay server registers every secret of its configuration while it reads it. A registered secret is
  * never forgotten. Secrets shorter than {@value #MIN_LENGTH} characters are not replaced everywhere (a
- * two-letter password would mask every word that holds those letters); in a URL they are still hidden by
- * the second rule.
+ * password such as {@code short} would mask every word that holds it, {@code shorter} included); in a URL
+ * they are still hidden by the second rule.
  */
 public final class Redaction {
     /** What a secret is replaced by. */
     public static final String MASK = "****";
 
     /** The shortest registered secret that is replaced wherever it appears. */
-    public static final int MIN_LENGTH = 4;
+    public static final int MIN_LENGTH = 8;
 
     /** Words that make a parameter or property name the name of a credential. */
     private static final String CREDENTIAL_WORD = "(?:password|passwd|passphrase|pwd|secret|token|credential"

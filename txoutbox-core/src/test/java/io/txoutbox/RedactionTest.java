@@ -48,28 +48,28 @@ class RedactionTest {
 
     @Test
     void the_credentials_of_a_registered_url_are_hidden_where_the_url_is_not_quoted() {
-        Redaction.registerUrl("jdbc:postgresql://us3r:Ur1-p@ss@localhost:5432/test?sslpassword=Ur1%2Fssl&x=1");
+        Redaction.registerUrl("jdbc:postgresql://us3r:Ur1-p@ss@localhost:5432/test?sslpassword=Ur1%2Fssl-key&x=1");
         // pgjdbc reads no user information: it takes "us3r:Ur1-p@ss@localhost" for the host, and says so.
         assertThat(Redaction.redact("java.net.UnknownHostException: us3r:Ur1-p@ss@localhost"))
                 .doesNotContain("Ur1-p@ss")
                 .doesNotContain("p@ss");
-        assertThat(Redaction.redact("ssl key Ur1/ssl refused")).isEqualTo("ssl key **** refused");
+        assertThat(Redaction.redact("ssl key Ur1/ssl-key refused")).isEqualTo("ssl key **** refused");
         assertThat(Redaction.redact("localhost:5432/test")).isEqualTo("localhost:5432/test");
     }
 
     @Test
     void the_pieces_of_a_password_that_a_driver_misreads_are_hidden_too() {
         // MariaDB Connector/J cuts root:mUi3f@x7e:y9a@host at its first @ and reports the rest as a port.
-        Redaction.registerUrl("jdbc:mariadb://root:mUi3fe@x7e5b:y9a1c@127.0.0.1:3306/test");
-        assertThat(Redaction.redact("SQLException: Incorrect port value : mUi3fe@x7e5b"))
+        Redaction.registerUrl("jdbc:mariadb://root:mUi3fe0a1@x7e5b2c3d:y9a1c4d5e@127.0.0.1:3306/test");
+        assertThat(Redaction.redact("SQLException: Incorrect port value : mUi3fe0a1@x7e5b2c3d"))
                 .isEqualTo("SQLException: Incorrect port value : ****@****");
     }
 
     @Test
     void short_secrets_are_not_replaced_in_every_word() {
-        Redaction.register("ab");
-        assertThat(Redaction.redact("table abc")).isEqualTo("table abc");
-        assertThat(Redaction.redact("jdbc:mariadb://u:ab@h/db")).isEqualTo("jdbc:mariadb://****@h/db");
+        Redaction.register("short");
+        assertThat(Redaction.redact("1000 ms is shorter")).isEqualTo("1000 ms is shorter");
+        assertThat(Redaction.redact("jdbc:mariadb://u:short@h/db")).isEqualTo("jdbc:mariadb://****@h/db");
     }
 
     @Test

@@ -57,7 +57,7 @@ class SecretRedactionTest {
         String pgAmp = secret("pg-amp-password", "pgAmp-");
         String pgField = secret("pg-password-field", "pgField-");
         String pgQuery = secret("pg-query-password", "pgQuery-");
-        String encodedPlain = "pgEnc@:" + hex();
+        String encodedPlain = "pgEncoded@:" + hex();
         secrets.put("pg-encoded-password (decoded)", encodedPlain);
         String pgEncoded = URLEncoder.encode(encodedPlain, StandardCharsets.UTF_8);
         secrets.put("pg-encoded-password", pgEncoded);
@@ -267,7 +267,7 @@ class SecretRedactionTest {
         secrets.forEach((name, value) -> {
             for (String piece : PIECES.split(value)) {
                 int at = text.indexOf(piece);
-                if (piece.length() >= 4 && at >= 0) {
+                if (piece.length() >= io.txoutbox.Redaction.MIN_LENGTH && at >= 0) {
                     found.add(name + (piece.equals(value) ? "" : " (a piece)") + " in " + where + ": ..."
                             + text.substring(Math.max(0, at - 120), Math.min(text.length(), at + piece.length() + 40))
                             + "...");
