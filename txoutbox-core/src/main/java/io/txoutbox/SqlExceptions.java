@@ -21,7 +21,7 @@ import java.util.Set;
 
 /**
  * The one place where {@link SQLException}s become {@link OutboxStoreException}s, and the one place
- * where driver text enters a txoutbox message. Reached through {@link OutboxStoreException#of} and
+ * where driver text enters a txoutbox message; that text passes through {@link Redaction}. Reached through {@link OutboxStoreException#of} and
  * {@link OutboxStoreException#describe}, so that the store, the inbox and integrations all convert the
  * same way.
  *
@@ -120,7 +120,8 @@ final class SqlExceptions {
         String kept =
                 keepsText(state) || (state == null && connection) ? firstLineWithoutStatement(e.getMessage()) : null;
         if (kept != null && !kept.isBlank()) {
-            return kept;
+            // Connection errors quote the URL or the host the driver was given, which may hold a password.
+            return Redaction.redact(kept);
         }
         String vendor = e.getErrorCode() == 0 ? "" : " (vendor code " + e.getErrorCode() + ")";
         return describeState(state, e.getErrorCode()) + vendor;
@@ -234,7 +235,7 @@ final class SqlExceptions {
         Throwable cause = e.getCause();
         if (cause instanceof SQLException sql) {
             copy.initCause(sanitize(sql, done));
-        } else if (cause != null && isPlainIoFailure(cause)) {
+        } else if (cause != null && isPlainIoFailure(cause) && saysNoSecret(cause)) {
             copy.initCause(cause);
         }
         SQLException next = e.getNextException();
@@ -249,6 +250,20 @@ final class SqlExceptions {
         String name = t.getClass().getName();
         return (name.startsWith("java.io.") || name.startsWith("java.net."))
                 && (t.getCause() == null || isPlainIoFailure(t.getCause()));
+    }
+
+    /**
+     * A socket failure quotes the host it was given: {@code UnknownHostException: user:password@host} when
+     * a driver does not read user information from its URL. Such a cause is left out.
+     */
+    private static boolean saysNoSecret(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && !m.equals(Redaction.redact(m))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static SQLException sameFamily(SQLException e, String reason) {

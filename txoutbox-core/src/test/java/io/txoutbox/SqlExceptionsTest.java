@@ -56,6 +56,18 @@ class SqlExceptionsTest {
     }
 
     @Test
+    void a_connection_failure_that_quotes_the_url_keeps_no_password() {
+        // MariaDB Connector/J quotes a URL it cannot parse whole; pgjdbc names user:password@host as the host.
+        SQLException unparsable = new SQLTransientConnectionException(
+                "error parsing url: '//' is not present in the url jdbc:mariadb:h/db?user=a&password=Sq1-pw@x:y",
+                "08000",
+                new ConnectException("jdbc:mariadb://bob:Sq1-ui@x@h:3306/db refused"));
+        OutboxStoreException e = SqlExceptions.translate("claim", "t", unparsable);
+        assertThat(e.getMessage()).contains("password=****").doesNotContain("Sq1");
+        assertThat(printed(e)).doesNotContain("Sq1");
+    }
+
+    @Test
     void a_pool_timeout_without_a_state_keeps_its_text() {
         SQLException timeout = new SQLTransientConnectionException(
                 "pool - Connection is not available, request timed out after 5000ms (total=1, active=1, idle=0)");

@@ -1,5 +1,6 @@
 package io.txoutbox.admin;
 
+import io.txoutbox.Redaction;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -44,20 +45,22 @@ public final class DatabaseFailure {
      * @param e a failure
      * @return the database's own words: the message of the innermost {@link SQLException} that has an
      *     SQLState, with it ({@code FATAL: database "x" does not exist (SQLState 3D000)}); else the
-     *     innermost failure's message
+     *     innermost failure's message; either through {@link Redaction}, because a driver that cannot parse
+     *     its URL quotes it whole, password included
      */
     public static String reason(Throwable e) {
         SQLException sql = innermostSql(e);
         if (sql != null) {
-            return sql.getMessage() + " (SQLState " + sql.getSQLState() + ")";
+            return Redaction.redact(sql.getMessage() + " (SQLState " + sql.getSQLState() + ")");
         }
         Throwable last = e;
         for (Throwable t : chain(e)) {
             last = t;
         }
-        return last.getMessage() == null
-                ? last.getClass().getSimpleName()
-                : last.getClass().getSimpleName() + ": " + last.getMessage();
+        return Redaction.redact(
+                last.getMessage() == null
+                        ? last.getClass().getSimpleName()
+                        : last.getClass().getSimpleName() + ": " + last.getMessage());
     }
 
     /** @return the SQLState of the innermost SQLException that has one, or {@code null} */

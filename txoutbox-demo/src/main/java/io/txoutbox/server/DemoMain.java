@@ -21,6 +21,7 @@ public final class DemoMain {
      * @param args the arguments, e.g. {@code demo --port 9090}
      */
     public static void main(String[] args) {
+        RedactedOutput.install();
         System.exit(execute(System.out, System.err, System.getenv(), args));
     }
 

@@ -8,6 +8,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.txoutbox.DeadQuery;
 import io.txoutbox.DeadSelector;
 import io.txoutbox.OutboxException;
+import io.txoutbox.Redaction;
 import io.txoutbox.admin.AdminJson;
 import java.io.IOException;
 import java.io.InputStream;
@@ -372,7 +373,7 @@ final class AdminServer implements AutoCloseable {
         n.put("status", s.status());
         n.put("table", s.outbox() == null ? c.table() : s.outbox().table());
         n.put("dialect", s.dialect() == null ? c.dialect() : s.dialect().name());
-        n.put("jdbcUrl", Masking.jdbcUrl(c.jdbcUrl()));
+        n.put("jdbcUrl", Redaction.redact(c.jdbcUrl()));
         n.put("user", c.user());
         n.put("ordered", c.ordered() == null ? null : c.ordered().name().toLowerCase());
         n.put("relays", s.relays().size());
@@ -560,7 +561,7 @@ final class AdminServer implements AutoCloseable {
     }
 
     private static void json(Exchange ex, int status, JsonNode body) throws IOException {
-        send(ex, status, "application/json", JSON.writeValueAsBytes(body));
+        send(ex, status, "application/json", JSON.writeValueAsBytes(RedactedOutput.json(body)));
     }
 
     private static void error(Exchange ex, int status, String message) throws IOException {

@@ -7,6 +7,7 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxSchemaException;
 import io.txoutbox.OutboxTable;
+import io.txoutbox.Redaction;
 import io.txoutbox.spi.Publisher;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -90,8 +91,8 @@ final class ConfigCheck {
                 fail(
                         label,
                         key + ".jdbc-url",
-                        what + " (" + Masking.jdbcUrl(s.jdbcUrl()) + ", user " + s.user() + "): "
-                                + Masking.jdbcUrl(e.getMessage()));
+                        what + " (" + Redaction.redact(s.jdbcUrl()) + ", user " + s.user() + "): "
+                                + Redaction.redact(e.getMessage()));
                 return;
             }
             Dialect dialect;
@@ -103,7 +104,7 @@ final class ConfigCheck {
             }
             Outbox.Builder b =
                     s.outboxBuilder(pool, dialect).createSchemaIfMissing(false).validateSchema(true);
-            String db = "database " + Masking.jdbcUrl(s.jdbcUrl()) + " (" + dialect.name() + ")";
+            String db = "database " + Redaction.redact(s.jdbcUrl()) + " (" + dialect.name() + ")";
             try {
                 b.build().close();
                 ok(label, db + ", table " + s.table() + " has the expected shape");
@@ -140,7 +141,7 @@ final class ConfigCheck {
             fail(label, e.key(), e.getMessage().substring(e.key().length() + 2));
             return;
         } catch (RuntimeException e) {
-            fail(label, spec.key(), Masking.uri(Transports.reason(e)));
+            fail(label, spec.key(), Redaction.redact(Transports.reason(e)));
             return;
         }
         try {
@@ -151,7 +152,7 @@ final class ConfigCheck {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            fail(label, spec.key(), "cannot reach " + spec.describe() + ": " + Masking.uri(Transports.reason(e)));
+            fail(label, spec.key(), "cannot reach " + spec.describe() + ": " + Redaction.redact(Transports.reason(e)));
         }
     }
 

@@ -1,9 +1,12 @@
 package io.txoutbox.server;
 
+import io.txoutbox.Redaction;
+
 /**
  * The configuration is wrong: an unknown key, a value of the wrong type or out of range, a missing
  * table, a bad URL. The message starts with the key ({@code sources[0].jdbc-url: ...}); the CLI prints
- * it and exits with status 2.
+ * it and exits with status 2. The message passes through {@link Redaction}: it often quotes what a
+ * driver or a client said about a URL.
  */
 final class ConfigException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -11,12 +14,12 @@ final class ConfigException extends RuntimeException {
     private final String key;
 
     ConfigException(String key, String problem) {
-        super(key + ": " + problem);
+        super(Redaction.redact(key + ": " + problem));
         this.key = key;
     }
 
     ConfigException(String key, String problem, Throwable cause) {
-        super(key + ": " + problem, cause);
+        super(Redaction.redact(key + ": " + problem), cause);
         this.key = key;
     }
 

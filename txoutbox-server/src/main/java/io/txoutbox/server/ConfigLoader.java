@@ -12,6 +12,7 @@ import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Dialect;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxTable;
+import io.txoutbox.Redaction;
 import io.txoutbox.relay.Backoff;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -78,7 +79,7 @@ final class ConfigLoader {
             throw new ConfigException(
                     "(file)",
                     "not valid YAML" + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr())
-                            + ": " + e.getOriginalMessage());
+                            + ": " + withoutQuotedLines(e.getOriginalMessage()));
         }
         ConfigNode root = ConfigNode.root(tree, env);
         ServerConfig.Admin admin = admin(root.object("admin"));
@@ -99,6 +100,26 @@ final class ConfigLoader {
         ServerConfig.Startup startup = startup(root.object("startup"));
         root.rejectUnknown();
         return new ServerConfig(admin, sources, startup);
+    }
+
+    /**
+     * The YAML parser's problem without the lines of the file it quotes (after each {@code in 'reader', line
+     * N, column M:}): a quoted line may be the one that holds a password, and the line and column are given.
+     */
+    static String withoutQuotedLines(String message) {
+        if (message == null) {
+            return "";
+        }
+        List<String> kept = new ArrayList<>();
+        String[] lines = message.split("\\R");
+        for (int i = 0; i < lines.length; i++) {
+            if (lines[i].stripLeading().startsWith("in '") && lines[i].endsWith(":")) {
+                i += 2;
+            } else if (!lines[i].isBlank()) {
+                kept.add(lines[i].strip());
+            }
+        }
+        return String.join("; ", kept);
     }
 
     /** @return the key path of a duplicate key ({@code sources[0].relay.batch-size}), or {@code null} */
@@ -248,14 +269,14 @@ final class ConfigLoader {
     private static void checkJdbcUrl(String key, String url) {
         if (!url.startsWith("jdbc:")) {
             throw new ConfigException(
-                    key, "'" + Masking.jdbcUrl(url) + "' is not a JDBC URL (jdbc:postgresql://host:5432/db)");
+                    key, "'" + Redaction.redact(url) + "' is not a JDBC URL (jdbc:postgresql://host:5432/db)");
         }
         try {
             DriverManager.getDriver(url);
         } catch (SQLException e) {
             throw new ConfigException(
                     key,
-                    "no bundled JDBC driver accepts '" + Masking.jdbcUrl(url)
+                    "no bundled JDBC driver accepts '" + Redaction.redact(url)
                             + "'; supported: jdbc:postgresql:, jdbc:mariadb:, jdbc:mysql:, jdbc:h2:");
         }
     }

@@ -2,6 +2,7 @@ package io.txoutbox.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import io.txoutbox.Redaction;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -90,7 +91,20 @@ final class ConfigNode {
         if (!v.isValueNode()) {
             throw new ConfigException(key(key), "expected a single value, got " + kind(v));
         }
-        return substitute(key(key), v.asText());
+        return learn(key, substitute(key(key), v.asText()));
+    }
+
+    /**
+     * Every value read passes here, so that the redaction path knows the configuration's secrets before
+     * any of them can reach a message: a value under a credential's name ({@code password}, {@code token},
+     * {@code secret}, {@code Authorization}, {@code ssl.keystore.password}), and the password inside any URL.
+     */
+    private static String learn(String key, String value) {
+        if (Redaction.isCredentialName(key)) {
+            Redaction.register(value);
+        }
+        Redaction.registerUrl(value);
+        return value;
     }
 
     String string(String key, String defaultValue) {
@@ -268,7 +282,7 @@ final class ConfigNode {
             if (!item.isValueNode() || item.isNull()) {
                 throw new ConfigException(key(key) + "[" + i + "]", "expected a string, got " + kind(item));
             }
-            out.add(substitute(key(key) + "[" + i + "]", item.asText()));
+            out.add(learn(key, substitute(key(key) + "[" + i + "]", item.asText())));
         }
         return out;
     }

@@ -1,5 +1,6 @@
 package io.txoutbox.server;
 
+import io.txoutbox.Redaction;
 import io.txoutbox.jms.JmsPublisher;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
@@ -229,7 +230,7 @@ final class JmsTransport {
 
             @Override
             public String describe() {
-                return "ActiveMQ Artemis " + Masking.uri(brokerUrl);
+                return "ActiveMQ Artemis " + Redaction.redact(brokerUrl);
             }
         };
     }
@@ -246,8 +247,8 @@ final class JmsTransport {
             // Not the client's message alone: it may quote the URL with its password.
             throw new ConfigException(
                     key,
-                    "'" + Masking.uri(brokerUrl) + "' is not an ActiveMQ Artemis URL (tcp://host:61616,"
-                            + " (tcp://a:61616,tcp://b:61616)?ha=true, ...): " + Masking.uri(rootMessage(e)));
+                    "'" + Redaction.redact(brokerUrl) + "' is not an ActiveMQ Artemis URL (tcp://host:61616,"
+                            + " (tcp://a:61616,tcp://b:61616)?ha=true, ...): " + Redaction.redact(rootMessage(e)));
         }
         if (callTimeout != null && !CALL_TIMEOUT.matcher(brokerUrl).find()) {
             f.setCallTimeout(callTimeout.toMillis());
@@ -382,7 +383,7 @@ final class JmsTransport {
                         type.getSimpleName() + "." + setter.getName() + " refused the value"
                                 + (SECRET_NAME.matcher(p.getKey()).matches()
                                         ? ""
-                                        : ": " + Masking.uri(Transports.reason(e.getCause()))));
+                                        : ": " + Redaction.redact(Transports.reason(e.getCause()))));
             } catch (IllegalAccessException e) {
                 throw new ConfigException(key, type.getName() + "." + setter.getName() + " cannot be called");
             }

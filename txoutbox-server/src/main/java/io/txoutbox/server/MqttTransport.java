@@ -1,5 +1,6 @@
 package io.txoutbox.server;
 
+import io.txoutbox.Redaction;
 import io.txoutbox.mqtt.MqttPublisher;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
@@ -51,7 +52,7 @@ final class MqttTransport {
         MqttPublisher.Format chosenFormat = format;
         Transports.Routing routing = Transports.Routing.parse(s, "topic");
         String key = s.path();
-        String target = serverUri == null ? "(no server-uri)" : Masking.uri(serverUri);
+        String target = serverUri == null ? "(no server-uri)" : Redaction.redact(serverUri);
         Transports.Keys keys = Transports.Keys.of(s, Map.of("credentials", "username"));
         return new Transports.Spec("mqtt", key) {
             @Override

@@ -4,6 +4,7 @@ import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.AccountStatistics;
+import io.txoutbox.Redaction;
 import io.txoutbox.nats.NatsPublisher;
 import io.txoutbox.spi.Publisher;
 import java.nio.file.Files;
@@ -56,7 +57,7 @@ final class NatsTransport {
         Duration publishTimeout = s.duration("publish-timeout", null);
         String connectionName = s.string("connection-name", "txoutbox");
         String key = s.path();
-        String target = String.join(",", servers.stream().map(Masking::uri).toList());
+        String target = String.join(",", servers.stream().map(Redaction::redact).toList());
         Transports.Keys keys = Transports.Keys.of(s, Map.of("server", "servers", "options", "servers"));
         return new Transports.Spec("nats", key) {
             @Override
@@ -85,7 +86,7 @@ final class NatsTransport {
                 Connection c = Nats.connect(options(timeout, 0));
                 try {
                     AccountStatistics stats = c.jetStreamManagement().getAccountStatistics();
-                    return "NATS JetStream at " + Masking.uri(c.getConnectedUrl()) + " (" + stats.getStreams()
+                    return "NATS JetStream at " + Redaction.redact(c.getConnectedUrl()) + " (" + stats.getStreams()
                             + " stream(s) in the account)";
                 } finally {
                     c.close();

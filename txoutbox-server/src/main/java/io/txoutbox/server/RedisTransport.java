@@ -5,6 +5,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.txoutbox.Redaction;
 import io.txoutbox.redis.RedisStreamsPublisher;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
@@ -38,7 +39,7 @@ final class RedisTransport {
         Duration commandTimeout = s.duration("command-timeout", null);
         Transports.Routing routing = Transports.Routing.parse(s, "stream");
         String key = s.path();
-        String target = uri == null ? "(no uri)" : Masking.uri(uri);
+        String target = uri == null ? "(no uri)" : Redaction.redact(uri);
         Transports.Keys keys = Transports.Keys.of(s, Map.of("keyPrefix", "stream-prefix"));
         return new Transports.Spec("redis", key) {
             @Override
@@ -96,7 +97,7 @@ final class RedisTransport {
                 } catch (RuntimeException e) {
                     throw new ConfigException(
                             key + ".uri",
-                            "'" + Masking.uri(uri) + "' is not a Redis URI (redis://host:6379/0, rediss://..., "
+                            "'" + Redaction.redact(uri) + "' is not a Redis URI (redis://host:6379/0, rediss://..., "
                                     + "redis-socket://path)");
                 }
                 if (password != null) {

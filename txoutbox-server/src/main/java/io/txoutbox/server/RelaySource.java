@@ -10,6 +10,7 @@ import io.txoutbox.OutboxAdmin;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxSchemaException;
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.Redaction;
 import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.micrometer.OutboxMetrics;
 import io.txoutbox.relay.Relay;
@@ -151,7 +152,7 @@ final class RelaySource implements AutoCloseable {
     ConfigException unreachable() {
         return new ConfigException(
                 key + ".jdbc-url",
-                "cannot connect (" + Masking.jdbcUrl(config.jdbcUrl()) + ", user " + config.user() + "): " + waiting,
+                "cannot connect (" + Redaction.redact(config.jdbcUrl()) + ", user " + config.user() + "): " + waiting,
                 waitingCause);
     }
 
@@ -229,7 +230,7 @@ final class RelaySource implements AutoCloseable {
                     : DatabaseFailure.isUnavailability(e) ? "cannot connect" : "the database refused the connection";
             throw new ConfigException(
                     key + ".jdbc-url",
-                    what + " (" + Masking.jdbcUrl(config.jdbcUrl()) + ", user " + config.user() + "): "
+                    what + " (" + Redaction.redact(config.jdbcUrl()) + ", user " + config.user() + "): "
                             + DatabaseFailure.reason(e),
                     e);
         }
@@ -274,7 +275,7 @@ final class RelaySource implements AutoCloseable {
                 "txoutbox-server: source '{}' relays table {} ({}, {}{}) with {} relay(s): {}",
                 config.name(),
                 outbox.table(),
-                Masking.jdbcUrl(config.jdbcUrl()),
+                Redaction.redact(config.jdbcUrl()),
                 dialect.name(),
                 config.ordered() == null
                         ? ""

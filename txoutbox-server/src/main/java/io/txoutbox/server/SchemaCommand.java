@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Dialect;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxTable;
+import io.txoutbox.Redaction;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -104,7 +105,7 @@ final class SchemaCommand implements Callable<Integer> {
                 c.isValid(5);
             } catch (java.sql.SQLException e) {
                 throw new ConfigException(
-                        key + ".jdbc-url", "cannot connect (" + Masking.jdbcUrl(s.jdbcUrl()) + "): " + e.getMessage());
+                        key + ".jdbc-url", "cannot connect (" + Redaction.redact(s.jdbcUrl()) + "): " + e.getMessage());
             }
             Dialect d = s.resolveDialect(ds);
             s.outboxBuilder(ds, d)

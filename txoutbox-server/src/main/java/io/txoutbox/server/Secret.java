@@ -1,16 +1,19 @@
 package io.txoutbox.server;
 
+import io.txoutbox.Redaction;
 import java.util.Objects;
 
 /**
- * A password, token or signing secret from the configuration. {@link #toString()} masks it, so a
- * secret can never reach a log line, an exception message or an API response by accident.
+ * A password, token or signing secret from the configuration. {@link #toString()} masks it, and making
+ * one registers it with {@link Redaction}, so that a secret can never reach a log line, an exception
+ * message or an API response by accident, not even quoted by a driver or a client library.
  *
  * @param value the secret itself; read it only where it is used
  */
 record Secret(String value) {
     Secret {
         Objects.requireNonNull(value, "value");
+        Redaction.register(value);
     }
 
     @Override

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
+import io.txoutbox.Redaction;
 import io.txoutbox.admin.AdminJson;
 import io.txoutbox.relay.Backoff;
 import java.time.Duration;
@@ -12,7 +13,7 @@ import javax.sql.DataSource;
 
 /**
  * The whole configuration of a relay server, validated: what {@link ConfigLoader} reads from YAML and
- * what the demo builds in code. Records print secrets as {@code ****}.
+ * what the demo builds in code. Records print secrets as {@code ****}, and a source its URL redacted.
  *
  * @param admin the admin API and dashboard
  * @param sources the outbox tables to relay, at least one, names unique
@@ -111,6 +112,17 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
             List<Route> routes) {
         Source {
             routes = List.copyOf(routes);
+            Redaction.registerUrl(jdbcUrl);
+        }
+
+        /** @return the record's fields, the URL through {@link Redaction} and the password as {@code ****} */
+        @Override
+        public String toString() {
+            return "Source[name=" + name + ", jdbcUrl=" + Redaction.redact(jdbcUrl) + ", user=" + user
+                    + ", password=" + password + ", table=" + table + ", dialect=" + dialect + ", ordered="
+                    + ordered + ", createSchema=" + createSchema + ", foreignWriterWakeups=" + foreignWriterWakeups
+                    + ", publishedPartitions=" + publishedPartitions + ", poolSize=" + poolSize
+                    + ", connectTimeout=" + connectTimeout + ", relay=" + relay + ", routes=" + routes + "]";
         }
 
         /**

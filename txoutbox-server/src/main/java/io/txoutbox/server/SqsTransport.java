@@ -1,5 +1,6 @@
 package io.txoutbox.server;
 
+import io.txoutbox.Redaction;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
 import io.txoutbox.sqs.SqsPublisher;
@@ -79,8 +80,9 @@ final class SqsTransport {
         Integer maxConcurrency = s.optionalInteger("max-concurrency");
         Router router = router(routing.router(), queues, fifo);
         String key = s.path();
-        String target = (endpoint == null ? "region " + region : Masking.uri(endpoint) + " (region " + region + ")")
-                + (accessKeyId == null ? ", credentials from the SDK's chain" : ", access key " + accessKeyId);
+        String target =
+                (endpoint == null ? "region " + region : Redaction.redact(endpoint) + " (region " + region + ")")
+                        + (accessKeyId == null ? ", credentials from the SDK's chain" : ", access key " + accessKeyId);
         String routes = (prefix == null ? "" : "prefix '" + prefix + "' + ")
                 + routing.description()
                 + (queues.isEmpty() ? "" : ", queues " + queues)

@@ -82,6 +82,7 @@ public final class TxoutboxCli implements Runnable {
      * @param args the arguments
      */
     public static void main(String[] args) {
+        RedactedOutput.install();
         System.exit(execute(System.out, System.err, System.getenv(), args));
     }
 
@@ -110,8 +111,9 @@ public final class TxoutboxCli implements Runnable {
         try {
             CommandLine cli = new CommandLine(new TxoutboxCli());
             commands.forEach(cli::addSubcommand);
-            cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
-            cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+            // Whatever a command prints, a driver's or a client's words included, passes the redaction path.
+            cli.setOut(new PrintWriter(RedactedOutput.stream(out), true, StandardCharsets.UTF_8));
+            cli.setErr(new PrintWriter(RedactedOutput.stream(err), true, StandardCharsets.UTF_8));
             cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
                 PrintWriter w = commandLine.getErr();
                 if (e instanceof ConfigException) {

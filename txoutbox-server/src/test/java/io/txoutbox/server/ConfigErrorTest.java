@@ -180,10 +180,27 @@ class ConfigErrorTest {
     }
 
     @Test
-    void jdbc_url_passwords_are_masked() {
-        assertThat(Masking.jdbcUrl("jdbc:postgresql://h/db?user=a&password=hunter2&ssl=true"))
-                .isEqualTo("jdbc:postgresql://h/db?user=a&password=****&ssl=true");
-        assertThat(Masking.jdbcUrl("jdbc:mariadb://bob:hunter2@h/db")).isEqualTo("jdbc:mariadb://****@h/db");
+    void a_yaml_error_names_line_and_column_and_quotes_no_line_of_the_file() {
+        assertThatThrownBy(() -> ConfigLoader.parse(
+                        "admin:\n  token: yaml-t0ken-quoted\n  password: yaml-pa55-quoted: x: y\n", k -> null))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("not valid YAML at line 3")
+                .hasMessageContaining("mapping values are not allowed here")
+                .hasMessageNotContaining("yaml-pa55-quoted")
+                .hasMessageNotContaining("yaml-t0ken-quoted");
+    }
+
+    @Test
+    void the_configuration_prints_its_urls_and_secrets_redacted() {
+        ServerConfig config = ConfigLoader.parse(
+                VALID.replace(
+                                "jdbc-url: " + TestSupport.PG_URL,
+                                "jdbc-url: jdbc:mariadb://bob:pr1nt-p@ss:w0rd@h/db?sslpassword=pr1nt-ssl-pw&ssl=true")
+                        .replace("not-a-real-password-xyz", "pr1nt-config-pw"),
+                k -> null);
+        assertThat(config.toString())
+                .contains("jdbc:mariadb://****@h/db?sslpassword=****&ssl=true")
+                .doesNotContain("pr1nt", "w0rd", TestSupport.TOKEN, TestReceiver.SECRET);
     }
 
     /** @return {@link #VALID} with {@code find} replaced, after checking that {@code find} is in it */
