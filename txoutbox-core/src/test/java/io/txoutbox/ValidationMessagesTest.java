@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 
 /** Issue 24, class 6: a validation message names the field, the position and the kind, never input text. */
@@ -159,5 +160,20 @@ class ValidationMessagesTest {
                         .delay(Duration.ofDays(365))
                         .build(),
                 Instant.parse("2030-01-01T00:00:00Z"));
+    }
+
+    @Test
+    void a_purge_age_beyond_the_columns_is_rejected_naming_the_age() throws Exception {
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:mem:purge_age_" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        try (Outbox outbox = Outbox.builder(h2)
+                .table("purge_age")
+                .createSchemaIfMissing(true)
+                .build()) {
+            assertThatThrownBy(() -> outbox.admin().purgePublished(Duration.ofSeconds(Long.MAX_VALUE)))
+                    .isInstanceOf(OutboxValidationException.class)
+                    .hasMessageStartingWith("purgePublished age is PT");
+            assertThat(outbox.admin().purgePublished(Duration.ofDays(365))).isZero();
+        }
     }
 }
