@@ -66,6 +66,7 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
                         "events[" + i + "]", null, "events[" + i + "] is null; every appended event is required");
             }
             EventValidator.checkPayload(event, maxPayloadBytes);
+            EventValidator.checkDue(event, now);
             if (store.changeDataCapture()) {
                 refuseDelay(event, i, now);
             }
@@ -213,6 +214,15 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
         if (age == null || age.isNegative()) {
             throw new OutboxValidationException(
                     "age", ">= 0", "purgePublished age is " + age + "; it must be zero or more");
+        }
+        if (age.compareTo(EventValidator.MAX_DELAY) > 0) {
+            // Older than any time the columns hold: the cut-off would leave their range (or Instant's).
+            throw new OutboxValidationException(
+                    "age",
+                    "<= " + EventValidator.MAX_DELAY,
+                    "purgePublished age is " + age + "; it must be at most " + EventValidator.MAX_DELAY
+                            + " (the span of times every supported database holds, " + EventValidator.TIME_RANGE
+                            + ")");
         }
         Instant cutoff = clock.instant().minus(age);
         return store.purgePublished(cutoff, PURGE_BATCH);

@@ -1,9 +1,12 @@
 package io.txoutbox;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,14 +18,36 @@ import java.util.UUID;
 final class EventValidator {
     static final int MAX_TEXT = 255;
     static final int MAX_HEADERS = 64;
-    static final int MAX_HEADER_NAME = 128;
+    static final int MAX_HEADER_NAME = EventHeaders.MAX_NAME_LENGTH;
     static final int MAX_HEADER_VALUE = 8_192;
     static final int MAX_ATTEMPTS_LIMIT = 1_000;
+    static final int MAX_JSON_NESTING = 1_000;
 
+    /**
+     * The earliest due time every supported column holds: MariaDB's and MySQL's {@code DATETIME(6)} start at
+     * the year 1000 (PostgreSQL's {@code timestamptz} and H2's {@code TIMESTAMP WITH TIME ZONE} go further).
+     */
+    static final Instant EARLIEST_TIME = Instant.parse("1000-01-01T00:00:00Z");
+
+    /**
+     * The latest due time every supported column holds: {@code DATETIME(6)} ends at 9999-12-31
+     * 23:59:59.999999, and MySQL rounds a finer fraction up into the year 10000, which it refuses.
+     */
+    static final Instant LATEST_TIME = Instant.parse("9999-12-31T23:59:59.999999Z");
+
+    /** The longest delay: one that no append time within the columns' range can carry out of it. */
+    static final Duration MAX_DELAY = Duration.between(EARLIEST_TIME, LATEST_TIME);
+
+    static final String TIME_RANGE = EARLIEST_TIME + ".." + LATEST_TIME;
+
+    // Only the nesting depth is bounded (a consumer's recursive parser); a long number, name or string
+    // is valid JSON, so those limits of Jackson are lifted.
     private static final JsonFactory JSON = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxNestingDepth(1_000)
+                    .maxNestingDepth(MAX_JSON_NESTING)
                     .maxStringLength(Integer.MAX_VALUE)
+                    .maxNumberLength(Integer.MAX_VALUE)
+                    .maxNameLength(Integer.MAX_VALUE)
                     .build())
             .build();
 
@@ -58,6 +83,22 @@ final class EventValidator {
         if (delay != null && delay.isNegative()) {
             throw OutboxValidationException.negative("OutboxEvent.delay", delay);
         }
+        if (delay != null && delay.compareTo(MAX_DELAY) > 0) {
+            throw OutboxValidationException.rule(
+                    "OutboxEvent.delay",
+                    delay,
+                    "be at most " + MAX_DELAY + " (the span of due times every supported database holds, " + TIME_RANGE
+                            + ")",
+                    "<= " + MAX_DELAY);
+        }
+        if (availableAt != null && (availableAt.isBefore(EARLIEST_TIME) || availableAt.isAfter(LATEST_TIME))) {
+            throw OutboxValidationException.rule(
+                    "OutboxEvent.availableAt",
+                    availableAt,
+                    "be between " + EARLIEST_TIME + " and " + LATEST_TIME
+                            + " (the due times every supported database holds)",
+                    TIME_RANGE);
+        }
         if (delay != null && availableAt != null) {
             throw new OutboxValidationException(
                     "OutboxEvent.delay",
@@ -77,8 +118,7 @@ final class EventValidator {
                     "OutboxEvent.payload",
                     maxPayloadBytes + " bytes",
                     "OutboxEvent.payload is " + bytes(payload.length) + "; the limit is " + bytes(maxPayloadBytes)
-                            + " (Outbox.Builder.maxPayloadBytes) [event " + event.id() + ", type "
-                            + event.eventType() + "]");
+                            + " (Outbox.Builder.maxPayloadBytes) [event " + event.id() + "]");
         }
         if (isJson(event.contentType())) {
             String problem = jsonProblem(payload);
@@ -86,9 +126,24 @@ final class EventValidator {
                 throw new OutboxValidationException(
                         "OutboxEvent.payload",
                         null,
-                        "OutboxEvent.payload is not valid JSON for content type " + event.contentType() + ": " + problem
-                                + " [event " + event.id() + ", type " + event.eventType() + "]");
+                        "OutboxEvent.payload is not valid JSON, as its JSON content type requires: " + problem
+                                + " [event " + event.id() + "]");
             }
+        }
+    }
+
+    /**
+     * The due time of a delayed event, known only at append: the append time plus the delay must still be
+     * a time every supported database holds. (The delay itself is bounded when the event is made.)
+     */
+    static void checkDue(OutboxEvent event, Instant now) {
+        if (event.delay() != null && now.plus(event.delay()).isAfter(LATEST_TIME)) {
+            throw new OutboxValidationException(
+                    "OutboxEvent.delay",
+                    "<= " + LATEST_TIME,
+                    "OutboxEvent.delay is " + event.delay() + "; appended at " + now + " the event would be due after "
+                            + LATEST_TIME + ", the latest due time every supported database holds [event "
+                            + event.id() + "]");
         }
     }
 
@@ -102,28 +157,51 @@ final class EventValidator {
         return type.equals(OutboxEvent.APPLICATION_JSON) || type.endsWith("+json");
     }
 
-    /** @return a description of the first syntax error, or {@code null} for one complete JSON value */
+    /**
+     * The first problem that makes the payload other than one complete JSON value: its kind and its
+     * position, never the parser's message, which quotes the payload (an unrecognized token, the
+     * character it did not expect).
+     *
+     * @return the kind and position of the first error, or {@code null} for one complete JSON value
+     */
     private static String jsonProblem(byte[] payload) {
         if (payload.length == 0) {
-            return "the payload is empty";
+            return "it is empty";
         }
         try (JsonParser parser = JSON.createParser(payload)) {
             if (parser.nextToken() == null) {
-                return "the payload holds only whitespace";
+                return "it holds only whitespace";
             }
             parser.skipChildren();
             if (parser.nextToken() != null) {
-                return "more than one JSON value at " + parser.currentLocation().offsetDescription();
+                return "a second JSON value starts " + at(parser.currentTokenLocation());
             }
             return null;
+        } catch (JsonEOFException e) {
+            return "it ends before its JSON value is complete, " + at(e.getLocation());
+        } catch (StreamConstraintsException e) {
+            return "it nests arrays and objects deeper than " + MAX_JSON_NESTING + " levels, " + at(e.getLocation());
         } catch (JsonProcessingException e) {
-            return e.getOriginalMessage() + " at "
-                    + (e.getLocation() == null ? "?" : e.getLocation().offsetDescription());
+            return "a syntax error (an unexpected character, token or byte) " + at(e.getLocation());
         } catch (IOException e) {
-            return e.getMessage();
+            return "it could not be read (" + e.getClass().getSimpleName() + ")";
         }
     }
 
+    /** A parser location as line, column and byte offset; nothing of the text around it. */
+    private static String at(JsonLocation location) {
+        if (location == null) {
+            return "at an unknown position";
+        }
+        long offset = location.getByteOffset() >= 0 ? location.getByteOffset() : location.getCharOffset();
+        return "at line " + location.getLineNr() + ", column " + location.getColumnNr()
+                + (offset >= 0 ? " (byte offset " + offset + ")" : "");
+    }
+
+    /**
+     * A header name that breaks a rule is named by its entry number, never quoted: a text that is not a
+     * name may be anything (a value pasted in its place, a secret). A valid name is quoted, as the field.
+     */
     private static void checkHeaders(Map<String, String> headers) {
         if (headers.size() > MAX_HEADERS) {
             throw new OutboxValidationException(
@@ -131,27 +209,32 @@ final class EventValidator {
                     MAX_HEADERS + " entries",
                     "OutboxEvent.headers has " + headers.size() + " entries; the limit is " + MAX_HEADERS);
         }
+        int entry = 0;
         for (Map.Entry<String, String> header : headers.entrySet()) {
+            entry++;
             String name = header.getKey();
             if (name == null || name.isEmpty()) {
                 throw new OutboxValidationException(
-                        "OutboxEvent.headers", null, "OutboxEvent.headers has an empty or null header name");
+                        "OutboxEvent.headers",
+                        null,
+                        "OutboxEvent.headers entry " + entry + " has an empty or null name");
             }
             if (name.length() > MAX_HEADER_NAME) {
                 throw OutboxValidationException.tooLong(
                         "OutboxEvent.headers",
-                        "OutboxEvent.headers name '" + name.substring(0, 32) + "...'",
+                        "OutboxEvent.headers entry " + entry + ": the name",
                         name.length(),
                         MAX_HEADER_NAME);
             }
             for (int i = 0; i < name.length(); i++) {
-                if (!isTokenChar(name.charAt(i))) {
+                if (!EventHeaders.isNameChar(name.charAt(i))) {
                     throw new OutboxValidationException(
                             "OutboxEvent.headers",
                             null,
-                            "OutboxEvent.headers name '" + printable(name) + "' has the character '"
-                                    + printable(String.valueOf(name.charAt(i)))
-                                    + "' at " + i + "; a name may hold letters, digits and !#$%&'*+.^_`|~-");
+                            "OutboxEvent.headers entry " + entry + ": the name has a character ("
+                                    + codePoint(name.charAt(i)) + ") at " + i
+                                    + " that a name may not hold; a name may hold letters, digits and"
+                                    + " !#$%&'*+.^_`|~-");
                 }
             }
             String value = header.getValue();
@@ -175,13 +258,6 @@ final class EventValidator {
                                 + "; header values must be printable text (a tab is allowed)");
             }
         }
-    }
-
-    private static boolean isTokenChar(char c) {
-        return (c >= 'a' && c <= 'z')
-                || (c >= 'A' && c <= 'Z')
-                || (c >= '0' && c <= '9')
-                || "!#$%&'*+.^_`|~-".indexOf(c) >= 0;
     }
 
     private static void requireText(String field, String value) {
@@ -250,14 +326,6 @@ final class EventValidator {
 
     private static OutboxValidationException missing(String field) {
         return OutboxValidationException.missing("OutboxEvent." + field);
-    }
-
-    private static String printable(String s) {
-        StringBuilder out = new StringBuilder();
-        for (char c : s.toCharArray()) {
-            out.append(c < 0x20 || c == 0x7F ? String.format("\\u%04x", (int) c) : String.valueOf(c));
-        }
-        return out.toString();
     }
 
     static String bytes(long n) {

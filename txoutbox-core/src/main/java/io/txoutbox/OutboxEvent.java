@@ -250,8 +250,12 @@ public record OutboxEvent(
         /**
          * @param all headers to add (see {@link #header(String, String)} for the rules)
          * @return this builder
+         * @throws OutboxValidationException when {@code all} is {@code null}
          */
         public Builder headers(Map<String, String> all) {
+            if (all == null) {
+                throw OutboxValidationException.missing("OutboxEvent.headers");
+            }
             headers.putAll(all);
             return this;
         }
@@ -291,7 +295,8 @@ public record OutboxEvent(
         }
 
         /**
-         * @param delay publish no sooner than this long after the append
+         * @param delay publish no sooner than this long after the append; not negative, and the append time
+         *     plus the delay must be a due time every database holds (at most 9999-12-31T23:59:59.999999Z)
          * @return this builder
          */
         public Builder delay(Duration delay) {
@@ -300,7 +305,8 @@ public record OutboxEvent(
         }
 
         /**
-         * @param availableAt publish no sooner than this instant
+         * @param availableAt publish no sooner than this instant: from 1000-01-01T00:00:00Z to
+         *     9999-12-31T23:59:59.999999Z, the due times that every supported database holds
          * @return this builder
          */
         public Builder availableAt(Instant availableAt) {

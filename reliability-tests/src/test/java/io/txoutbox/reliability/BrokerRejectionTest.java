@@ -99,7 +99,7 @@ class BrokerRejectionTest extends OutboxTableTest {
         assertThat(column(outbox, badName, "status")).isEqualTo("dead");
         // The relay applies append's header rules to rows written by others, so neither reaches NATS.
         assertThat(column(outbox, badName, "last_error"))
-                .startsWith("unreadable row: OutboxEvent.headers name 'bad name' has the character ' ' at 3");
+                .startsWith("unreadable row: OutboxEvent.headers entry 1: the name has a character (code 32) at 3");
         assertThat(column(outbox, badValue, "status")).isEqualTo("dead");
         assertThat(column(outbox, badValue, "last_error"))
                 .startsWith("unreadable row: OutboxEvent.headers 'h' value has a control character (code 13)");

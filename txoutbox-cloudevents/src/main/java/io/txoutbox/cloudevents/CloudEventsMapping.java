@@ -1,5 +1,7 @@
 package io.txoutbox.cloudevents;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.CloudEventData;
 import io.cloudevents.SpecVersion;
@@ -13,8 +15,12 @@ import io.cloudevents.rw.CloudEventWriter;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneOffset;
 import java.util.Collections;
@@ -92,6 +98,10 @@ public final class CloudEventsMapping {
             VERSION_EXTENSION);
 
     private static final JsonFormat JSON = new JsonFormat();
+    private static final JsonFormat JSON_AS_BASE64 = new JsonFormat().withForceJsonDataToBase64();
+
+    /** What a JSON reader with Jackson's default limits accepts: what a consumer of the envelope reads. */
+    private static final JsonFactory DEFAULT_READER = new JsonFactory();
 
     private final URI source;
     private final Function<ClaimedEvent, URI> dataSchema;
@@ -156,7 +166,9 @@ public final class CloudEventsMapping {
     /**
      * The headers of binary content mode for a binding that carries every attribute as a header named
      * {@code <prefix><attribute>} ({@code datacontenttype} included): {@code specversion} as it is, every
-     * other value through {@code encode}; then the {@link #otherHeaders}, unless a name is taken.
+     * other value through {@code encode}; then the {@link #otherHeaders}, unless a name is taken, those
+     * whose name starts with the prefix (which a consumer reads as extension attributes) through {@code
+     * encode} too.
      *
      * @param event a claimed event
      * @param prefix the binding's header-name prefix, for example {@code ce-}
@@ -169,7 +181,12 @@ public final class CloudEventsMapping {
         binaryAttributes(event)
                 .forEach((name, value) -> headers.put(
                         prefix + name, CloudEventV1.SPECVERSION.equals(name) ? value : encode.apply(value)));
-        otherHeaders(event).forEach(headers::putIfAbsent);
+        // An event's own header that carries the prefix is read by a consumer as an extension attribute,
+        // so its value is encoded as an attribute's is; otherwise a '%' or a non-ASCII character in it
+        // would reach the consumer changed.
+        otherHeaders(event)
+                .forEach((name, value) -> headers.putIfAbsent(
+                        name, name.regionMatches(true, 0, prefix, 0, prefix.length()) ? encode.apply(value) : value));
         return headers;
     }
 
@@ -193,8 +210,9 @@ public final class CloudEventsMapping {
 
     /**
      * The event in structured content mode: one JSON object in the JSON event format ({@value
-     * #STRUCTURED_CONTENT_TYPE}). A JSON payload is embedded as {@code data}, text as a string, anything
-     * else as {@code data_base64}. {@link #otherHeaders} become extension attributes named by the header
+     * #STRUCTURED_CONTENT_TYPE}). A payload of a JSON content type that is one JSON value in UTF-8 is
+     * embedded as {@code data}; any other payload, one of a JSON type that is not valid JSON included, is
+     * {@code data_base64}, so the envelope is always valid JSON and the payload arrives unchanged. {@link #otherHeaders} become extension attributes named by the header
      * name in lower case with every character outside {@code a-z} and {@code 0-9} dropped ({@code
      * correlation-id} becomes {@code correlationid}; {@code traceparent} and {@code tracestate} keep their
      * names, those of the Distributed Tracing extension). A header whose name maps to nothing or to a
@@ -215,7 +233,10 @@ public final class CloudEventsMapping {
                 builder.withExtension(name, h.getValue());
             }
         }
-        return JSON.serialize(builder.build());
+        CloudEvent ce = builder.build();
+        // The SDK embeds the data of a JSON content type as it is and writes any other as data_base64;
+        // forcing base64 changes only what it would have embedded.
+        return (readableJson(event.payload()) ? JSON : JSON_AS_BASE64).serialize(ce);
     }
 
     /**
@@ -273,6 +294,35 @@ public final class CloudEventsMapping {
         return builder;
     }
 
+    /**
+     * Whether the payload can be embedded as {@code data}: the SDK writes a payload of a JSON content type
+     * into the envelope as it is, so one that is not a single JSON value in UTF-8 (a row written by another
+     * program; the relay does not parse payloads) would make the whole envelope unreadable. Such a payload
+     * travels as {@code data_base64} instead, unchanged.
+     */
+    private static boolean readableJson(byte[] payload) {
+        String text;
+        try {
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(payload))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+        try (JsonParser parser = DEFAULT_READER.createParser(text)) {
+            if (parser.nextToken() == null) {
+                return false;
+            }
+            parser.skipChildren();
+            return parser.nextToken() == null;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     static String extensionName(String header) {
         StringBuilder name = new StringBuilder(header.length());
         for (char c : header.toLowerCase(Locale.ROOT).toCharArray()) {
@@ -327,8 +377,9 @@ public final class CloudEventsMapping {
                 throw new OutboxValidationException(
                         "CloudEventsMapping.source",
                         "a URI-reference",
-                        "CloudEventsMapping.source '" + source + "' is not a URI-reference: " + e.getReason()
-                                + " at index " + e.getIndex());
+                        // The source is not quoted: a text that is no URI may be anything, a pasted secret.
+                        "CloudEventsMapping.source is not a URI-reference: " + e.getReason() + " at index "
+                                + e.getIndex() + " of " + source.length() + " characters");
             }
             return new CloudEventsMapping(uri, dataSchema);
         }

@@ -127,6 +127,26 @@ class CloudEventsMappingTest {
     }
 
     @Test
+    void a_json_typed_payload_that_is_not_json_travels_as_base64_in_a_readable_envelope() {
+        EventFormat format =
+                EventFormatProvider.getInstance().resolveFormat(CloudEventsMapping.STRUCTURED_CONTENT_TYPE);
+        for (String payload : new String[] {"{\"a\": sk_live_1", "{} {}", "", "[" + "1".repeat(1_001) + "]"}) {
+            byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
+            byte[] structured = CloudEventsMapping.source("/orders").toStructured(event("application/json", bytes));
+
+            CloudEvent ce = format.deserialize(structured);
+            assertThat(ce.getDataContentType()).isEqualTo("application/json");
+            assertThat(ce.getData().toBytes()).as(payload).isEqualTo(bytes);
+        }
+        byte[] latin1 = {'"', (byte) 0xE9, '"'};
+        assertThat(format.deserialize(
+                                CloudEventsMapping.source("/orders").toStructured(event("application/json", latin1)))
+                        .getData()
+                        .toBytes())
+                .isEqualTo(latin1);
+    }
+
+    @Test
     void header_values_are_percent_encoded_as_the_http_and_nats_bindings_say() {
         assertThat(CloudEventsMapping.percentEncode("Euro \u20AC \uD83D\uDE00"))
                 .isEqualTo("Euro%20%E2%82%AC%20%F0%9F%98%80");
@@ -144,7 +164,8 @@ class CloudEventsMappingTest {
                 .hasMessageContaining("CloudEventsMapping.source is missing");
         assertThatThrownBy(() -> CloudEventsMapping.source("http://exa mple.com"))
                 .isInstanceOf(OutboxValidationException.class)
-                .hasMessageContaining("is not a URI-reference")
+                .hasMessage("CloudEventsMapping.source is not a URI-reference: Illegal character in authority at"
+                        + " index 7 of 19 characters")
                 .extracting(e -> ((OutboxValidationException) e).field())
                 .isEqualTo("CloudEventsMapping.source");
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import io.txoutbox.EventHeaders;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -46,12 +47,14 @@ final class HeadersJson {
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 throw new IllegalArgumentException("headers is not a JSON object");
             }
+            int entry = 0;
             for (JsonToken t = parser.nextToken(); t != JsonToken.END_OBJECT; t = parser.nextToken()) {
+                entry++;
                 String name = parser.currentName();
                 JsonToken value = parser.nextToken();
                 if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
-                    throw new IllegalArgumentException("headers '" + LogText.escape(name, 128) + "' is a nested "
-                            + value + "; header values must be strings");
+                    throw new IllegalArgumentException("headers " + describe(name, entry) + " is a nested " + value
+                            + "; header values must be strings");
                 }
                 if (value != JsonToken.VALUE_NULL) {
                     headers.put(name, parser.getText());
@@ -69,5 +72,10 @@ final class HeadersJson {
                     "headers could not be read: " + e.getClass().getSimpleName());
         }
         return headers;
+    }
+
+    /** A valid name is quoted; any other text in its place may be a value or a secret, so it is counted. */
+    private static String describe(String name, int entry) {
+        return EventHeaders.isValidName(name) ? "'" + name + "'" : "entry " + entry + " (not a valid name)";
     }
 }
