@@ -114,9 +114,12 @@ public record MqttEnvelope(Map<String, String> headers, byte[] payload) {
                 }
             }
         } catch (JsonProcessingException e) {
-            throw notAnEnvelope("it is not valid JSON: " + e.getOriginalMessage(), e);
+            // Jackson's own message quotes the offending token, which may be payload text: give the position
+            // only, and no cause that would carry the quote into a stack trace.
+            throw notAnEnvelope("it is not valid JSON (at byte offset "
+                    + (e.getLocation() == null ? "unknown" : e.getLocation().getByteOffset()) + ")");
         } catch (IOException e) {
-            throw notAnEnvelope("it cannot be read: " + e, e);
+            throw notAnEnvelope("it cannot be read (" + e.getClass().getSimpleName() + ")");
         }
         if (headers == null) {
             throw notAnEnvelope("it has no headers object");
@@ -268,9 +271,5 @@ public record MqttEnvelope(Map<String, String> headers, byte[] payload) {
 
     private static IllegalArgumentException notAnEnvelope(String why) {
         return new IllegalArgumentException("not a txoutbox MQTT envelope: " + why);
-    }
-
-    private static IllegalArgumentException notAnEnvelope(String why, Throwable cause) {
-        return new IllegalArgumentException("not a txoutbox MQTT envelope: " + why, cause);
     }
 }

@@ -100,4 +100,15 @@ class MqttEnvelopeTest {
                 .doesNotContain("0190b6a2")
                 .contains("6 bytes");
     }
+
+    @Test
+    void an_envelope_that_is_not_json_is_rejected_without_quoting_its_text() {
+        byte[] message =
+                "{\"headers\": {}, \"payload\": sk_live_4eC39HqLyjWDarjtT1zdp7dc}".getBytes(StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> MqttEnvelope.decode(message))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("not a txoutbox MQTT envelope: it is not valid JSON (at byte offset ")
+                .hasMessageNotContaining("sk_live")
+                .hasNoCause();
+    }
 }
