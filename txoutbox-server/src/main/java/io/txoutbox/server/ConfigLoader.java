@@ -148,6 +148,16 @@ final class ConfigLoader {
         Duration requestTimeout = between(a, "request-timeout", d.requestTimeout(), Duration.ofMillis(100));
         Duration idleTimeout = between(a, "idle-timeout", d.idleTimeout(), Duration.ofMillis(100));
         int maxConnections = a.integer("max-connections", d.maxConnections(), 8, 100_000);
+        int maxIncomplete = a.integer(
+                "max-incomplete-requests",
+                ServerConfig.Limits.defaultMaxIncomplete(maxConnections),
+                1,
+                maxConnections - 1);
+        int maxIncompletePerClient = a.integer(
+                "max-incomplete-requests-per-client",
+                ServerConfig.Limits.defaultMaxIncompletePerClient(maxIncomplete),
+                1,
+                maxIncomplete);
         int maxEventTypes = a.integer("max-event-types", d.maxEventTypes(), 1, 10_000);
         a.rejectUnknown();
         return new ServerConfig.Admin(
@@ -155,7 +165,13 @@ final class ConfigLoader {
                 port,
                 token,
                 dashboard,
-                new ServerConfig.Limits(requestTimeout, idleTimeout, maxConnections, maxEventTypes));
+                new ServerConfig.Limits(
+                        requestTimeout,
+                        idleTimeout,
+                        maxConnections,
+                        maxIncomplete,
+                        maxIncompletePerClient,
+                        maxEventTypes));
     }
 
     private static ServerConfig.Startup startup(ConfigNode s) {

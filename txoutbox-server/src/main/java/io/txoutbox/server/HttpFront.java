@@ -1,14 +1,11 @@
 package io.txoutbox.server;
 
 import java.io.IOException;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.eclipse.jetty.io.Connection;
-import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -28,8 +25,12 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Requests are parsed without holding a thread (Jetty's selector), so clients that trickle their
  *       headers cost a socket each, never a worker.
- *   <li>A request must arrive whole (headers and body) within {@code request-timeout} of its first byte:
- *       a sweeper closes connections that take longer, however steadily they trickle.
+ *   <li>A request must arrive whole (headers and body) within {@code request-timeout} of the connection's
+ *       opening or of its first byte: a sweeper closes connections that take longer, however steadily
+ *       they trickle.
+ *   <li>At most {@code max-incomplete-requests-per-client} requests of one address, and {@code
+ *       max-incomplete-requests} in all, may be arriving at once: one more closes the longest-waiting one
+ *       ({@link IncompleteRequests}), so trickling clients never take the place of a health check.
  *   <li>An idle keep-alive connection is closed after {@code idle-timeout}.
  *   <li>At most {@code max-connections} are open at once; beyond it new ones wait in the accept queue, and
  *       the idle ones are closed sooner.
@@ -40,19 +41,15 @@ final class HttpFront implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpFront.class);
     private static final long SWEEP_MILLIS = 200;
 
-    /** Where a connection stood at the last sweep: a new request since resets its clock. */
-    private record Progress(long messagesIn, long bytesIn, long firstByteNanos) {}
-
     private final Server jetty;
     private final ServerConnector connector;
     private final ScheduledExecutorService sweeper;
-    private final Map<EndPoint, Progress> progress = new ConcurrentHashMap<>();
-    private final long requestTimeoutNanos;
+    private final IncompleteRequests incomplete;
 
-    private HttpFront(Server jetty, ServerConnector connector, ServerConfig.Limits limits) {
+    private HttpFront(Server jetty, ServerConnector connector, IncompleteRequests incomplete) {
         this.jetty = jetty;
         this.connector = connector;
-        this.requestTimeoutNanos = limits.requestTimeout().toNanos();
+        this.incomplete = incomplete;
         this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "txoutbox-admin-deadline");
             t.setDaemon(true);
@@ -89,10 +86,16 @@ final class HttpFront implements AutoCloseable {
         // At the cap, idle connections make room sooner.
         cap.setEndPointIdleTimeout(Math.min(1000, limits.idleTimeout().toMillis()));
         jetty.addBean(cap);
+        IncompleteRequests incomplete = new IncompleteRequests(limits, System::nanoTime);
+        connector.addBean(incomplete);
         jetty.setHandler(new Handler.Abstract() {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
-                Exchange ex = new Exchange(request, response, callback);
+                Connection connection = request.getConnectionMetaData().getConnection();
+                incomplete.arrived(connection);
+                // Once the response is sent, the next byte on the connection starts the next request.
+                Exchange ex =
+                        new Exchange(request, response, Callback.from(() -> incomplete.arrived(connection), callback));
                 try {
                     handler.accept(ex);
                 } catch (RuntimeException e) {
@@ -108,7 +111,7 @@ final class HttpFront implements AutoCloseable {
             }
         });
         jetty.setStopTimeout(1000);
-        HttpFront front = new HttpFront(jetty, connector, limits);
+        HttpFront front = new HttpFront(jetty, connector, incomplete);
         try {
             jetty.start();
         } catch (IOException e) {
@@ -132,39 +135,9 @@ final class HttpFront implements AutoCloseable {
         return connector.getLocalPort();
     }
 
-    /**
-     * Closes every connection whose current request started arriving more than {@code request-timeout}
-     * ago and has not been taken in yet: Jetty counts a request in ({@code messagesIn}) once it has read
-     * it, so bytes that keep coming without one are a request that is too slow.
-     */
     private void sweep() {
         try {
-            long now = System.nanoTime();
-            Map<EndPoint, Boolean> open = new java.util.IdentityHashMap<>();
-            for (EndPoint endPoint : connector.getConnectedEndPoints()) {
-                open.put(endPoint, Boolean.TRUE);
-                Connection c = endPoint.getConnection();
-                if (c == null) {
-                    continue;
-                }
-                long in = c.getMessagesIn();
-                long bytes = c.getBytesIn();
-                Progress p = progress.get(endPoint);
-                if (p == null || p.messagesIn() != in) {
-                    // A new connection, or a request was taken in: count from its next bytes.
-                    progress.put(endPoint, new Progress(in, bytes, p == null && in == 0 && bytes > 0 ? now : -1));
-                } else if (p.firstByteNanos() < 0) {
-                    if (bytes > p.bytesIn()) {
-                        progress.put(endPoint, new Progress(in, p.bytesIn(), now));
-                    }
-                } else if (now - p.firstByteNanos() > requestTimeoutNanos) {
-                    log.debug(
-                            "txoutbox-server: closing {}: the request took longer than the request timeout", endPoint);
-                    progress.remove(endPoint);
-                    endPoint.close();
-                }
-            }
-            progress.keySet().removeIf(e -> !open.containsKey(e));
+            incomplete.sweep();
         } catch (RuntimeException e) {
             log.warn("txoutbox-server: the request-deadline sweep failed: {}", e.toString());
         }
