@@ -211,8 +211,11 @@ final class AdminServer implements AutoCloseable {
                     ready &= r;
                     sources.put(s.name(), r ? "ready" : "not ready");
                     String waiting = s.waitingFor();
+                    String because = s.notReadyBecause();
                     if (waiting != null) {
                         reasons.put(s.name(), "waiting for the database: " + waiting);
+                    } else if (because != null) {
+                        reasons.put(s.name(), because);
                     }
                 }
                 body.put("status", ready ? "ready" : "not ready");
