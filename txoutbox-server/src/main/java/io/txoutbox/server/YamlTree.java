@@ -28,7 +28,8 @@ import org.yaml.snakeyaml.reader.StreamReader;
  *
  * <p>Refused, with the key and the line: an alias ({@code *name}), which a tree of text cannot resolve
  * (a binder reads it as the anchor's <em>name</em>); a key given twice; a key that is not a plain value; a
- * second document; nesting deeper than {@value #MAX_DEPTH} levels. Anchors alone change nothing.
+ * second document; an empty key; nesting deeper than {@value #MAX_DEPTH} levels. Anchors alone change
+ * nothing.
  */
 final class YamlTree {
     /** Far deeper than any configuration; bounds the recursion of {@link #value}. */
@@ -124,6 +125,10 @@ final class YamlTree {
             if (!(k instanceof ScalarEvent name)) {
                 throw new ConfigException(
                         where(key), "has a key at line " + line(k) + " that is not a plain name (a mapping or a list)");
+            }
+            if (name.getValue().isBlank()) {
+                // A blank name would make a blank key in every message about it.
+                throw new ConfigException(where(key), "has an empty key at line " + line(k));
             }
             String child = key.isEmpty() ? name.getValue() : key + "." + name.getValue();
             // Not "the last one wins": a second host: would silently rebind the admin server, a second

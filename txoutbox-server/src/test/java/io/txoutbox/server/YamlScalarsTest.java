@@ -97,6 +97,16 @@ class YamlScalarsTest {
     }
 
     @Test
+    void an_empty_key_is_refused_naming_the_mapping_and_line() {
+        assertThatThrownBy(() -> parse(VALID.replace("  port: 0", "  port: 0\n  \"\": x")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("admin: has an empty key at line 4");
+        assertThatThrownBy(() -> parse("\"\": x\n" + VALID))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("(root): has an empty key at line 1");
+    }
+
+    @Test
     void a_second_document_is_refused() {
         assertThatThrownBy(() -> parse(VALID + "---\nadmin:\n  host: 0.0.0.0\n"))
                 .isInstanceOf(ConfigException.class)
