@@ -88,6 +88,27 @@ final class AdminServer implements AutoCloseable {
     }
 
     /**
+     * The same routes on an in-process connector without a socket ({@link HttpFront#local}), for the fuzz
+     * target of request parsing.
+     */
+    static AdminServer local(ServerConfig.Admin config, RelayServer server, PrometheusMeterRegistry registry)
+            throws IOException {
+        AdminServer admin = new AdminServer(
+                sha256(config.token().value()),
+                server,
+                registry,
+                config.dashboard(),
+                config.limits().maxEventTypes());
+        admin.http = HttpFront.local(config, admin::handle);
+        return admin;
+    }
+
+    /** @return what a {@link #local} server answered to raw request bytes ({@link HttpFront#exchange}) */
+    String exchange(byte[] request, Duration wait) throws Exception {
+        return http.exchange(request, wait);
+    }
+
+    /**
      * Names what really failed: a port in use is {@code admin.port}; an address that is not one of this
      * machine's (or that does not resolve) is {@code admin.host}; the operating system's own words follow.
      */

@@ -1,14 +1,19 @@
 package io.txoutbox.server;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.server.AbstractConnector;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.LocalConnector;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -42,11 +47,11 @@ final class HttpFront implements AutoCloseable {
     private static final long SWEEP_MILLIS = 200;
 
     private final Server jetty;
-    private final ServerConnector connector;
+    private final AbstractConnector connector;
     private final ScheduledExecutorService sweeper;
     private final IncompleteRequests incomplete;
 
-    private HttpFront(Server jetty, ServerConnector connector, IncompleteRequests incomplete) {
+    private HttpFront(Server jetty, AbstractConnector connector, IncompleteRequests incomplete) {
         this.jetty = jetty;
         this.connector = connector;
         this.incomplete = incomplete;
@@ -67,15 +72,8 @@ final class HttpFront implements AutoCloseable {
      */
     static HttpFront start(ServerConfig.Admin config, Consumer<Exchange> handler) throws IOException {
         ServerConfig.Limits limits = config.limits();
-        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
-        threads.setName("txoutbox-admin");
-        threads.setDaemon(true);
-        Server jetty = new Server(threads);
-        HttpConfiguration http = new HttpConfiguration();
-        http.setSendServerVersion(false);
-        http.setSendXPoweredBy(false);
-        http.setRequestHeaderSize(8 * 1024);
-        http.setIdleTimeout(limits.idleTimeout().toMillis());
+        Server jetty = server();
+        HttpConfiguration http = http(limits);
         ServerConnector connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
         connector.setHost(config.host());
         connector.setPort(config.port());
@@ -86,6 +84,59 @@ final class HttpFront implements AutoCloseable {
         // At the cap, idle connections make room sooner.
         cap.setEndPointIdleTimeout(Math.min(1000, limits.idleTimeout().toMillis()));
         jetty.addBean(cap);
+        return started(jetty, connector, limits, handler);
+    }
+
+    /**
+     * The same server on an in-process connector and no socket, for the fuzz target of request parsing:
+     * {@link #exchange} feeds it raw request bytes.
+     *
+     * @param config the limits (host and port are not used)
+     * @param handler handles each request on a worker thread
+     * @return the running front
+     * @throws IOException when Jetty cannot start
+     */
+    static HttpFront local(ServerConfig.Admin config, Consumer<Exchange> handler) throws IOException {
+        Server jetty = server();
+        LocalConnector connector = new LocalConnector(jetty, new HttpConnectionFactory(http(config.limits())));
+        connector.setIdleTimeout(config.limits().idleTimeout().toMillis());
+        jetty.addConnector(connector);
+        return started(jetty, connector, config.limits(), handler);
+    }
+
+    /**
+     * Sends raw bytes on a new in-process connection of a {@link #local} front, then the end of the
+     * input, and waits until the server closes the connection or goes idle.
+     *
+     * @return every byte the server answered, as ISO-8859-1 text (one or more responses, or none)
+     */
+    String exchange(byte[] request, Duration wait) throws Exception {
+        LocalConnector.LocalEndPoint endPoint = ((LocalConnector) connector).connect();
+        endPoint.addInput(ByteBuffer.wrap(request));
+        endPoint.addInputEOF();
+        endPoint.waitUntilClosedOrIdleFor(wait.toMillis(), TimeUnit.MILLISECONDS);
+        return endPoint.takeOutputString(StandardCharsets.ISO_8859_1);
+    }
+
+    private static Server server() {
+        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
+        threads.setName("txoutbox-admin");
+        threads.setDaemon(true);
+        return new Server(threads);
+    }
+
+    private static HttpConfiguration http(ServerConfig.Limits limits) {
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        http.setRequestHeaderSize(8 * 1024);
+        http.setIdleTimeout(limits.idleTimeout().toMillis());
+        return http;
+    }
+
+    private static HttpFront started(
+            Server jetty, AbstractConnector connector, ServerConfig.Limits limits, Consumer<Exchange> handler)
+            throws IOException {
         IncompleteRequests incomplete = new IncompleteRequests(limits, System::nanoTime);
         connector.addBean(incomplete);
         jetty.setHandler(new Handler.Abstract() {
@@ -130,9 +181,9 @@ final class HttpFront implements AutoCloseable {
         return connector.getConnectedEndPoints().size();
     }
 
-    /** @return the port it listens on */
+    /** @return the port it listens on (-1 for a {@link #local} front) */
     int port() {
-        return connector.getLocalPort();
+        return connector instanceof ServerConnector network ? network.getLocalPort() : -1;
     }
 
     private void sweep() {
