@@ -221,6 +221,13 @@ final class ConfigLoader {
         }
         try {
             DriverManager.getDriver(url);
+        } catch (RuntimeException e) {
+            // A driver that fails on the URL instead of declining it (pgjdbc on jdbc:postgresql://,/db); its
+            // message is not quoted, as a driver's may quote the URL's password.
+            throw new ConfigException(
+                    key,
+                    "the JDBC driver cannot read '" + Masking.jdbcUrl(url) + "' ("
+                            + e.getClass().getSimpleName() + "); check its host list and syntax");
         } catch (SQLException e) {
             throw new ConfigException(
                     key,

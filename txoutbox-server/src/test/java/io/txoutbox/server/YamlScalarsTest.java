@@ -107,6 +107,15 @@ class YamlScalarsTest {
     }
 
     @Test
+    void a_jdbc_url_the_driver_fails_on_is_refused_naming_the_key() {
+        // The configuration fuzz target's finding: pgjdbc's acceptsURL throws StringIndexOutOfBoundsException.
+        assertThatThrownBy(() -> parse(VALID.replace(TestSupport.PG_URL, "jdbc:postgresql://,/sslpassword")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(
+                        "sources[0].jdbc-url: the JDBC driver cannot read 'jdbc:postgresql://,/sslpassword'");
+    }
+
+    @Test
     void a_second_document_is_refused() {
         assertThatThrownBy(() -> parse(VALID + "---\nadmin:\n  host: 0.0.0.0\n"))
                 .isInstanceOf(ConfigException.class)
