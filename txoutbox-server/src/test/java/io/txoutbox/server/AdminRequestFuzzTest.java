@@ -14,7 +14,8 @@ import org.junit.jupiter.api.BeforeAll;
  * The admin server's request handling under fuzzed bytes (RELIABILITY.md, "Fuzzing"), in process: raw
  * request bytes (request line, headers, query with percent-escapes, bodies, several requests on one
  * connection) go through Jetty's parser and the admin routes of a server relaying a real PostgreSQL
- * table. Every answer is a 2xx, 3xx or 4xx: never a 500 (an exception in a route), never another 5xx.
+ * table. Every answer is a 2xx, 3xx or 4xx (or 505 for an HTTP version Jetty does not speak): never a
+ * 500 (an exception in a route), never another 5xx.
  * {@code TOKEN} in the input is replaced by the admin token, so that the fuzzer reaches the routes behind
  * it.
  */
@@ -55,9 +56,12 @@ class AdminRequestFuzzTest {
         String answer = local.exchange(text.getBytes(StandardCharsets.ISO_8859_1), Duration.ofSeconds(5));
         Matcher status = STATUS.matcher(answer);
         while (status.find()) {
-            assertThat(Integer.parseInt(status.group(1)))
-                    .as("status of an answer to %s:%n%s", text, answer)
-                    .isLessThan(500);
+            int code = Integer.parseInt(status.group(1));
+            // 505 is Jetty's parser refusing a version it does not speak (HTTP/2.1), before any route: the
+            // fuzzer's first finding, an answer about the request rather than a failure of the server.
+            assertThat(code < 500 || code == 505)
+                    .as("status %d of an answer to %s:%n%s", code, text, answer)
+                    .isTrue();
         }
     }
 }
