@@ -2,6 +2,8 @@ package io.txoutbox.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.code_intelligence.jazzer.api.BugDetectors;
+import com.code_intelligence.jazzer.api.SilentCloseable;
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 class AdminRequestFuzzTest {
     private static final Pattern STATUS = Pattern.compile("(?m)^HTTP/1\\.[01] (\\d{3})");
     private static final String TABLE = TestSupport.uniqueTable("srv_fuzz");
+    private static final java.net.URI DATABASE = java.net.URI.create(TestSupport.PG_URL.substring("jdbc:".length()));
 
     private static RelayServer server;
     private static AdminServer local;
@@ -53,7 +56,13 @@ class AdminRequestFuzzTest {
     @FuzzTest(maxDuration = "10m")
     void any_request_bytes_are_answered_without_a_server_error(byte[] input) throws Exception {
         String text = new String(input, StandardCharsets.ISO_8859_1).replace("TOKEN", TestSupport.TOKEN);
-        String answer = local.exchange(text.getBytes(StandardCharsets.ISO_8859_1), Duration.ofSeconds(5));
+        String answer;
+        // The routes' own database: the pool may open a connection to it during any request (Jazzer's
+        // SSRF detector flagged that, its second finding); nothing else may be reached.
+        try (SilentCloseable database = BugDetectors.allowNetworkConnections(
+                (host, port) -> port == DATABASE.getPort() && host.equals(DATABASE.getHost()))) {
+            answer = local.exchange(text.getBytes(StandardCharsets.ISO_8859_1), Duration.ofSeconds(5));
+        }
         Matcher status = STATUS.matcher(answer);
         while (status.find()) {
             int code = Integer.parseInt(status.group(1));
