@@ -10,14 +10,17 @@ import io.txoutbox.DeadSelector;
 import io.txoutbox.OutboxException;
 import io.txoutbox.Redaction;
 import io.txoutbox.admin.AdminJson;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
-import java.net.URLDecoder;
 import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -83,6 +86,27 @@ final class AdminServer implements AutoCloseable {
             throw bindError(config, e);
         }
         return admin;
+    }
+
+    /**
+     * The same routes on an in-process connector without a socket ({@link HttpFront#local}), for the fuzz
+     * target of request parsing.
+     */
+    static AdminServer local(ServerConfig.Admin config, RelayServer server, PrometheusMeterRegistry registry)
+            throws IOException {
+        AdminServer admin = new AdminServer(
+                sha256(config.token().value()),
+                server,
+                registry,
+                config.dashboard(),
+                config.limits().maxEventTypes());
+        admin.http = HttpFront.local(config, admin::handle);
+        return admin;
+    }
+
+    /** @return what a {@link #local} server answered to raw request bytes ({@link HttpFront#exchange}) */
+    String exchange(byte[] request, Duration wait) throws Exception {
+        return http.exchange(request, wait);
     }
 
     /**
@@ -209,8 +233,11 @@ final class AdminServer implements AutoCloseable {
                     ready &= r;
                     sources.put(s.name(), r ? "ready" : "not ready");
                     String waiting = s.waitingFor();
+                    String because = s.notReadyBecause();
                     if (waiting != null) {
                         reasons.put(s.name(), "waiting for the database: " + waiting);
+                    } else if (because != null) {
+                        reasons.put(s.name(), because);
                     }
                 }
                 body.put("status", ready ? "ready" : "not ready");
@@ -275,7 +302,7 @@ final class AdminServer implements AutoCloseable {
         List<String> parts = new ArrayList<>();
         for (String p : path.split("/")) {
             if (!p.isEmpty()) {
-                parts.add(URLDecoder.decode(p, StandardCharsets.UTF_8));
+                parts.add(decode(p, "the path"));
             }
         }
         if (parts.size() == 1 && parts.get(0).equals("sources")) {
@@ -537,11 +564,56 @@ final class AdminServer implements AutoCloseable {
         }
         for (String pair : raw.split("&")) {
             int eq = pair.indexOf('=');
-            String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-            String v = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            String k = decode(eq < 0 ? pair : pair.substring(0, eq), "a query parameter's name");
+            String v = eq < 0 ? "" : decode(pair.substring(eq + 1), "query parameter '" + k + "'");
             out.put(k, v);
         }
         return out;
+    }
+
+    /**
+     * Decodes percent-escapes (and {@code +} as a space, as forms send it) into UTF-8 text. A malformed
+     * escape ({@code %zz}, a {@code %} at the end) or bytes that are not UTF-8 are the client's mistake: a
+     * 400 naming where they are, never an internal error, and never text silently changed to U+FFFD.
+     *
+     * @param where what the text is, for the message: {@code query parameter 'type'}
+     */
+    static String decode(String text, String where) {
+        if (text.indexOf('%') < 0 && text.indexOf('+') < 0) {
+            return text;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '%') {
+                int hi = i + 1 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
+                int lo = i + 2 < text.length() ? Character.digit(text.charAt(i + 2), 16) : -1;
+                if (hi < 0 || lo < 0) {
+                    throw new HttpError(
+                            400,
+                            where + " has a malformed percent-escape at character " + (i + 1)
+                                    + ": % must be followed by two hexadecimal digits");
+                }
+                bytes.write(hi * 16 + lo);
+                i += 2;
+            } else if (c == '+') {
+                bytes.write(' ');
+            } else {
+                int end = Character.isHighSurrogate(c) && i + 1 < text.length() ? i + 2 : i + 1;
+                bytes.writeBytes(text.substring(i, end).getBytes(StandardCharsets.UTF_8));
+                i = end - 1;
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new HttpError(400, where + " is not UTF-8 once its percent-escapes are decoded");
+        }
     }
 
     private static void onlyGet(String method) {

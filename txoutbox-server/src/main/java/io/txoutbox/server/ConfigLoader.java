@@ -1,13 +1,6 @@
 package io.txoutbox.server;
 
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonStreamContext;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Dialect;
 import io.txoutbox.OutboxException;
@@ -37,11 +30,6 @@ import java.util.regex.Pattern;
 final class ConfigLoader {
     static final int MIN_TOKEN_LENGTH = 16;
     private static final Pattern SOURCE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,48}");
-    // Duplicate keys are an error, not "the last one wins": a second host: would silently rebind the admin
-    // server, a second routes: replace the first list.
-    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build());
 
     private ConfigLoader() {}
 
@@ -63,24 +51,15 @@ final class ConfigLoader {
         return parse(text, env);
     }
 
+    /**
+     * @param yaml the configuration's text ({@link YamlTree}: every value as typed, no aliases, each key
+     *     once)
+     * @param env the environment, for placeholders
+     * @return the validated configuration
+     * @throws ConfigException naming the key at fault (or {@code (file)} and the line of a YAML error)
+     */
     static ServerConfig parse(String yaml, Function<String, String> env) {
-        JsonNode tree;
-        try {
-            tree = YAML.readTree(yaml);
-        } catch (JsonProcessingException e) {
-            JsonLocation at = e.getLocation();
-            String duplicate = duplicateKey(e);
-            if (duplicate != null) {
-                throw new ConfigException(
-                        duplicate,
-                        "is given twice" + (at == null ? "" : " (again at line " + at.getLineNr() + ")")
-                                + "; give each key once");
-            }
-            throw new ConfigException(
-                    "(file)",
-                    "not valid YAML" + (at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr())
-                            + ": " + withoutQuotedLines(e.getOriginalMessage()));
-        }
+        JsonNode tree = YamlTree.read(yaml);
         ConfigNode root = ConfigNode.root(tree, env);
         ServerConfig.Admin admin = admin(root.object("admin"));
         List<ConfigNode> items = root.objects("sources");
@@ -100,52 +79,6 @@ final class ConfigLoader {
         ServerConfig.Startup startup = startup(root.object("startup"));
         root.rejectUnknown();
         return new ServerConfig(admin, sources, startup);
-    }
-
-    /**
-     * The YAML parser's problem without the lines of the file it quotes (after each {@code in 'reader', line
-     * N, column M:}): a quoted line may be the one that holds a password, and the line and column are given.
-     */
-    static String withoutQuotedLines(String message) {
-        if (message == null) {
-            return "";
-        }
-        List<String> kept = new ArrayList<>();
-        String[] lines = message.split("\\R");
-        for (int i = 0; i < lines.length; i++) {
-            if (lines[i].stripLeading().startsWith("in '") && lines[i].endsWith(":")) {
-                i += 2;
-            } else if (!lines[i].isBlank()) {
-                kept.add(lines[i].strip());
-            }
-        }
-        return String.join("; ", kept);
-    }
-
-    /** @return the key path of a duplicate key ({@code sources[0].relay.batch-size}), or {@code null} */
-    private static String duplicateKey(JsonProcessingException e) {
-        if (!(e.getProcessor() instanceof JsonParser parser)
-                || e.getOriginalMessage() == null
-                || !e.getOriginalMessage().startsWith("Duplicate field")) {
-            return null;
-        }
-        // The parser stands on the second occurrence: walk its contexts up to the root.
-        List<String> parts = new ArrayList<>();
-        for (JsonStreamContext c = parser.getParsingContext(); c != null && !c.inRoot(); c = c.getParent()) {
-            if (c.inArray()) {
-                parts.add(0, "[" + Math.max(0, c.getCurrentIndex()) + "]");
-            } else if (c.getCurrentName() != null) {
-                parts.add(0, c.getCurrentName());
-            }
-        }
-        StringBuilder key = new StringBuilder();
-        for (String part : parts) {
-            if (key.length() > 0 && !part.startsWith("[")) {
-                key.append('.');
-            }
-            key.append(part);
-        }
-        return key.length() == 0 ? null : key.toString();
     }
 
     private static ServerConfig.Admin admin(ConfigNode a) {
@@ -169,6 +102,16 @@ final class ConfigLoader {
         Duration requestTimeout = between(a, "request-timeout", d.requestTimeout(), Duration.ofMillis(100));
         Duration idleTimeout = between(a, "idle-timeout", d.idleTimeout(), Duration.ofMillis(100));
         int maxConnections = a.integer("max-connections", d.maxConnections(), 8, 100_000);
+        int maxIncomplete = a.integer(
+                "max-incomplete-requests",
+                ServerConfig.Limits.defaultMaxIncomplete(maxConnections),
+                1,
+                maxConnections - 1);
+        int maxIncompletePerClient = a.integer(
+                "max-incomplete-requests-per-client",
+                ServerConfig.Limits.defaultMaxIncompletePerClient(maxIncomplete),
+                1,
+                maxIncomplete);
         int maxEventTypes = a.integer("max-event-types", d.maxEventTypes(), 1, 10_000);
         a.rejectUnknown();
         return new ServerConfig.Admin(
@@ -176,7 +119,13 @@ final class ConfigLoader {
                 port,
                 token,
                 dashboard,
-                new ServerConfig.Limits(requestTimeout, idleTimeout, maxConnections, maxEventTypes));
+                new ServerConfig.Limits(
+                        requestTimeout,
+                        idleTimeout,
+                        maxConnections,
+                        maxIncomplete,
+                        maxIncompletePerClient,
+                        maxEventTypes));
     }
 
     private static ServerConfig.Startup startup(ConfigNode s) {
@@ -273,6 +222,13 @@ final class ConfigLoader {
         }
         try {
             DriverManager.getDriver(url);
+        } catch (RuntimeException e) {
+            // A driver that fails on the URL instead of declining it (pgjdbc on jdbc:postgresql://,/db); its
+            // message is not quoted, as a driver's may quote the URL's password.
+            throw new ConfigException(
+                    key,
+                    "the JDBC driver cannot read '" + Masking.jdbcUrl(url) + "' ("
+                            + e.getClass().getSimpleName() + "); check its host list and syntax");
         } catch (SQLException e) {
             throw new ConfigException(
                     key,

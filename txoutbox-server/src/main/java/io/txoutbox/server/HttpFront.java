@@ -1,17 +1,19 @@
 package io.txoutbox.server;
 
 import java.io.IOException;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.eclipse.jetty.io.Connection;
-import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.server.AbstractConnector;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.LocalConnector;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -28,8 +30,12 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Requests are parsed without holding a thread (Jetty's selector), so clients that trickle their
  *       headers cost a socket each, never a worker.
- *   <li>A request must arrive whole (headers and body) within {@code request-timeout} of its first byte:
- *       a sweeper closes connections that take longer, however steadily they trickle.
+ *   <li>A request must arrive whole (headers and body) within {@code request-timeout} of the connection's
+ *       opening or of its first byte: a sweeper closes connections that take longer, however steadily
+ *       they trickle.
+ *   <li>At most {@code max-incomplete-requests-per-client} requests of one address, and {@code
+ *       max-incomplete-requests} in all, may be arriving at once: one more closes the longest-waiting one
+ *       ({@link IncompleteRequests}), so trickling clients never take the place of a health check.
  *   <li>An idle keep-alive connection is closed after {@code idle-timeout}.
  *   <li>At most {@code max-connections} are open at once; beyond it new ones wait in the accept queue, and
  *       the idle ones are closed sooner.
@@ -40,19 +46,15 @@ final class HttpFront implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(HttpFront.class);
     private static final long SWEEP_MILLIS = 200;
 
-    /** Where a connection stood at the last sweep: a new request since resets its clock. */
-    private record Progress(long messagesIn, long bytesIn, long firstByteNanos) {}
-
     private final Server jetty;
-    private final ServerConnector connector;
+    private final AbstractConnector connector;
     private final ScheduledExecutorService sweeper;
-    private final Map<EndPoint, Progress> progress = new ConcurrentHashMap<>();
-    private final long requestTimeoutNanos;
+    private final IncompleteRequests incomplete;
 
-    private HttpFront(Server jetty, ServerConnector connector, ServerConfig.Limits limits) {
+    private HttpFront(Server jetty, AbstractConnector connector, IncompleteRequests incomplete) {
         this.jetty = jetty;
         this.connector = connector;
-        this.requestTimeoutNanos = limits.requestTimeout().toNanos();
+        this.incomplete = incomplete;
         this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "txoutbox-admin-deadline");
             t.setDaemon(true);
@@ -70,15 +72,8 @@ final class HttpFront implements AutoCloseable {
      */
     static HttpFront start(ServerConfig.Admin config, Consumer<Exchange> handler) throws IOException {
         ServerConfig.Limits limits = config.limits();
-        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
-        threads.setName("txoutbox-admin");
-        threads.setDaemon(true);
-        Server jetty = new Server(threads);
-        HttpConfiguration http = new HttpConfiguration();
-        http.setSendServerVersion(false);
-        http.setSendXPoweredBy(false);
-        http.setRequestHeaderSize(8 * 1024);
-        http.setIdleTimeout(limits.idleTimeout().toMillis());
+        Server jetty = server();
+        HttpConfiguration http = http(limits);
         ServerConnector connector = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
         connector.setHost(config.host());
         connector.setPort(config.port());
@@ -89,10 +84,69 @@ final class HttpFront implements AutoCloseable {
         // At the cap, idle connections make room sooner.
         cap.setEndPointIdleTimeout(Math.min(1000, limits.idleTimeout().toMillis()));
         jetty.addBean(cap);
+        return started(jetty, connector, limits, handler);
+    }
+
+    /**
+     * The same server on an in-process connector and no socket, for the fuzz target of request parsing:
+     * {@link #exchange} feeds it raw request bytes.
+     *
+     * @param config the limits (host and port are not used)
+     * @param handler handles each request on a worker thread
+     * @return the running front
+     * @throws IOException when Jetty cannot start
+     */
+    static HttpFront local(ServerConfig.Admin config, Consumer<Exchange> handler) throws IOException {
+        Server jetty = server();
+        LocalConnector connector = new LocalConnector(jetty, new HttpConnectionFactory(http(config.limits())));
+        connector.setIdleTimeout(config.limits().idleTimeout().toMillis());
+        jetty.addConnector(connector);
+        return started(jetty, connector, config.limits(), handler);
+    }
+
+    /**
+     * Sends raw bytes on a new in-process connection of a {@link #local} front, then the end of the
+     * input, and waits until the server closes the connection or goes idle.
+     *
+     * @return every byte the server answered, as ISO-8859-1 text (one or more responses, or none)
+     */
+    String exchange(byte[] request, Duration wait) throws Exception {
+        LocalConnector.LocalEndPoint endPoint = ((LocalConnector) connector).connect();
+        endPoint.addInput(ByteBuffer.wrap(request));
+        endPoint.addInputEOF();
+        endPoint.waitUntilClosedOrIdleFor(wait.toMillis(), TimeUnit.MILLISECONDS);
+        return endPoint.takeOutputString(StandardCharsets.ISO_8859_1);
+    }
+
+    private static Server server() {
+        QueuedThreadPool threads = new QueuedThreadPool(16, 2);
+        threads.setName("txoutbox-admin");
+        threads.setDaemon(true);
+        return new Server(threads);
+    }
+
+    private static HttpConfiguration http(ServerConfig.Limits limits) {
+        HttpConfiguration http = new HttpConfiguration();
+        http.setSendServerVersion(false);
+        http.setSendXPoweredBy(false);
+        http.setRequestHeaderSize(8 * 1024);
+        http.setIdleTimeout(limits.idleTimeout().toMillis());
+        return http;
+    }
+
+    private static HttpFront started(
+            Server jetty, AbstractConnector connector, ServerConfig.Limits limits, Consumer<Exchange> handler)
+            throws IOException {
+        IncompleteRequests incomplete = new IncompleteRequests(limits, System::nanoTime);
+        connector.addBean(incomplete);
         jetty.setHandler(new Handler.Abstract() {
             @Override
             public boolean handle(Request request, Response response, Callback callback) {
-                Exchange ex = new Exchange(request, response, callback);
+                Connection connection = request.getConnectionMetaData().getConnection();
+                incomplete.arrived(connection);
+                // Once the response is sent, the next byte on the connection starts the next request.
+                Exchange ex =
+                        new Exchange(request, response, Callback.from(() -> incomplete.arrived(connection), callback));
                 try {
                     handler.accept(ex);
                 } catch (RuntimeException e) {
@@ -108,7 +162,7 @@ final class HttpFront implements AutoCloseable {
             }
         });
         jetty.setStopTimeout(1000);
-        HttpFront front = new HttpFront(jetty, connector, limits);
+        HttpFront front = new HttpFront(jetty, connector, incomplete);
         try {
             jetty.start();
         } catch (IOException e) {
@@ -127,44 +181,14 @@ final class HttpFront implements AutoCloseable {
         return connector.getConnectedEndPoints().size();
     }
 
-    /** @return the port it listens on */
+    /** @return the port it listens on (-1 for a {@link #local} front) */
     int port() {
-        return connector.getLocalPort();
+        return connector instanceof ServerConnector network ? network.getLocalPort() : -1;
     }
 
-    /**
-     * Closes every connection whose current request started arriving more than {@code request-timeout}
-     * ago and has not been taken in yet: Jetty counts a request in ({@code messagesIn}) once it has read
-     * it, so bytes that keep coming without one are a request that is too slow.
-     */
     private void sweep() {
         try {
-            long now = System.nanoTime();
-            Map<EndPoint, Boolean> open = new java.util.IdentityHashMap<>();
-            for (EndPoint endPoint : connector.getConnectedEndPoints()) {
-                open.put(endPoint, Boolean.TRUE);
-                Connection c = endPoint.getConnection();
-                if (c == null) {
-                    continue;
-                }
-                long in = c.getMessagesIn();
-                long bytes = c.getBytesIn();
-                Progress p = progress.get(endPoint);
-                if (p == null || p.messagesIn() != in) {
-                    // A new connection, or a request was taken in: count from its next bytes.
-                    progress.put(endPoint, new Progress(in, bytes, p == null && in == 0 && bytes > 0 ? now : -1));
-                } else if (p.firstByteNanos() < 0) {
-                    if (bytes > p.bytesIn()) {
-                        progress.put(endPoint, new Progress(in, p.bytesIn(), now));
-                    }
-                } else if (now - p.firstByteNanos() > requestTimeoutNanos) {
-                    log.debug(
-                            "txoutbox-server: closing {}: the request took longer than the request timeout", endPoint);
-                    progress.remove(endPoint);
-                    endPoint.close();
-                }
-            }
-            progress.keySet().removeIf(e -> !open.containsKey(e));
+            incomplete.sweep();
         } catch (RuntimeException e) {
             log.warn("txoutbox-server: the request-deadline sweep failed: {}", e.toString());
         }

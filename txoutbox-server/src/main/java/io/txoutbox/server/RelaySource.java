@@ -2,6 +2,7 @@ package io.txoutbox.server;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.txoutbox.Dialect;
@@ -45,6 +46,7 @@ final class RelaySource implements AutoCloseable {
 
     private final List<Relay> relays = new ArrayList<>();
     private final Activity activity;
+    private final Readiness readiness;
     private final List<String> transports = new ArrayList<>();
     private HikariDataSource pool;
     private Outbox outbox;
@@ -62,6 +64,7 @@ final class RelaySource implements AutoCloseable {
         this.key = key;
         this.maxTypes = maxTypes;
         this.activity = new Activity(maxTypes);
+        this.readiness = new Readiness(config.name(), System::nanoTime);
     }
 
     /**
@@ -198,7 +201,7 @@ final class RelaySource implements AutoCloseable {
         for (int i = 1; i <= r.instances(); i++) {
             Relay.Builder rb = r.configure(outbox.relay(publisher))
                     .name(r.instances() == 1 ? config.name() : config.name() + "-" + i)
-                    .listener(Activity.both(metrics.relayListener(), activity));
+                    .listener(Activity.both(metrics.relayListener(), Activity.both(activity, readiness)));
             relays.add(rb.build());
         }
     }
@@ -271,6 +274,7 @@ final class RelaySource implements AutoCloseable {
 
     void start() {
         relays.forEach(Relay::start);
+        readiness.start(pool);
         log.info(
                 "txoutbox-server: source '{}' relays table {} ({}, {}{}) with {} relay(s): {}",
                 config.name(),
@@ -335,17 +339,40 @@ final class RelaySource implements AutoCloseable {
         return relays.stream().allMatch(Relay::isPaused) ? "paused" : "running";
     }
 
-    /** @return whether every relay runs and the database answers */
+    /**
+     * @return whether every relay runs and the database answers, as the relays (or, while they are idle,
+     *     a background check at most every few seconds) last saw it: never a database round trip of its own
+     */
     boolean ready() {
+        if (closed || waiting != null || pool == null || !relays.stream().allMatch(Relay::isRunning)) {
+            return false;
+        }
+        return readiness.databaseAnswers();
+    }
+
+    /**
+     * @return why a connected source is not ready, in words without database text ({@code /ready} has no
+     *     token), or {@code null} when it is ready or still waits for its database ({@link #waitingFor()})
+     */
+    String notReadyBecause() {
+        if (closed || waiting != null || ready()) {
+            return null;
+        }
+        if (!relays.stream().allMatch(Relay::isRunning)) {
+            return "a relay is not running";
+        }
+        return "the database does not answer: " + readiness.problem();
+    }
+
+    /** @return the readiness the relays report to */
+    Readiness readiness() {
+        return readiness;
+    }
+
+    /** @return the pool's figures (active, idle, waiting threads), or {@code null} before it is connected */
+    HikariPoolMXBean poolStats() {
         HikariDataSource p = pool;
-        if (closed || waiting != null || p == null || !relays.stream().allMatch(Relay::isRunning)) {
-            return false;
-        }
-        try (Connection c = p.getConnection()) {
-            return c.isValid(2);
-        } catch (SQLException e) {
-            return false;
-        }
+        return p == null ? null : p.getHikariPoolMXBean();
     }
 
     /** Stops the relays first (batch in flight finished, leases returned), then what it created. */
@@ -355,6 +382,7 @@ final class RelaySource implements AutoCloseable {
             return;
         }
         closed = true;
+        readiness.stop();
         attempt.lock();
         try {
             closeCreated();

@@ -49,12 +49,40 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param requestTimeout the longest a client may take to send one request (headers and body)
      * @param idleTimeout how long an idle keep-alive connection stays open
      * @param maxConnections connections open at once; beyond it new ones wait in the accept queue
+     * @param maxIncompleteRequests requests arriving at once (their connection open, the request not whole
+     *     yet), fewer than {@code maxConnections}; one more closes the longest-waiting one
+     * @param maxIncompleteRequestsPerClient the same for one remote address, at most {@code
+     *     maxIncompleteRequests}
      * @param maxEventTypes event types shown one by one in {@code /metrics} and the stats; the rest are
      *     summed under {@code <other>}
      */
-    record Limits(Duration requestTimeout, Duration idleTimeout, int maxConnections, int maxEventTypes) {
-        static final Limits DEFAULT =
-                new Limits(Duration.ofSeconds(10), Duration.ofSeconds(30), 256, AdminJson.DEFAULT_MAX_TYPES);
+    record Limits(
+            Duration requestTimeout,
+            Duration idleTimeout,
+            int maxConnections,
+            int maxIncompleteRequests,
+            int maxIncompleteRequestsPerClient,
+            int maxEventTypes) {
+        static final Limits DEFAULT = new Limits(
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(30),
+                256,
+                defaultMaxIncomplete(256),
+                defaultMaxIncompletePerClient(defaultMaxIncomplete(256)),
+                AdminJson.DEFAULT_MAX_TYPES);
+
+        /**
+         * @return the bound on incomplete requests when the file gives none: 64, and at most half of the
+         *     connection cap, so that slow clients can never fill it
+         */
+        static int defaultMaxIncomplete(int maxConnections) {
+            return Math.min(64, maxConnections / 2);
+        }
+
+        /** @return the bound per client when the file gives none: 8, and at most the total bound */
+        static int defaultMaxIncompletePerClient(int maxIncomplete) {
+            return Math.min(8, maxIncomplete);
+        }
     }
 
     /**

@@ -240,6 +240,31 @@ class AdminApiTest {
     }
 
     @Test
+    void a_malformed_percent_escape_in_the_query_or_the_path_is_a_400_naming_the_parameter_never_a_500()
+            throws IOException {
+        String[][] cases = {
+            {"/api/sources/orders/dead?type=%zz", "query parameter 'type'"},
+            {"/api/sources/orders/dead?limit=5&type=order%2", "query parameter 'type'"},
+            {"/api/sources/orders/dead?ty%zzpe=order.placed", "a query parameter's name"},
+            {"/api/sources/orders/dead?type=%C3", "query parameter 'type' is not UTF-8"},
+            {
+                "/api/sources/orders/dead?type=order.placed%",
+                "query parameter 'type' has a malformed percent-escape at character 13"
+            },
+            {"/api/sources/or%zzders/stats", null},
+            {"/api/sources/orders/st%ats", null},
+        };
+        for (String[] c : cases) {
+            TestSupport.Response r = TestSupport.rawGet(server.port(), c[0], TOKEN);
+            assertThat(r.status()).as(c[0] + ": " + r.body()).isIn(400, 404);
+            if (c[1] != null) {
+                assertThat(r.status()).as(c[0]).isEqualTo(400);
+                assertThat(r.json().path("error").asText()).as(c[0]).contains(c[1]);
+            }
+        }
+    }
+
+    @Test
     void no_response_carries_a_secret() {
         StringBuilder all = new StringBuilder();
         for (String path : List.of(

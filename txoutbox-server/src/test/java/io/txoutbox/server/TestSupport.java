@@ -222,6 +222,26 @@ final class TestSupport {
     }
 
     /**
+     * A GET of a request target exactly as given, on a socket of its own: for targets that {@link URI}
+     * refuses to build, such as a malformed percent-escape.
+     *
+     * @param token the bearer token, or {@code null}
+     * @return the status and the body (the connection is closed after it)
+     */
+    static Response rawGet(int port, String target, String token) throws IOException {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            s.setSoTimeout(20_000);
+            String request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                    + (token == null ? "" : "Authorization: Bearer " + token + "\r\n") + "\r\n";
+            s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            String answer = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int status = Integer.parseInt(answer.substring(9, 12));
+            int bodyStart = answer.indexOf("\r\n\r\n");
+            return new Response(status, bodyStart < 0 ? "" : answer.substring(bodyStart + 4));
+        }
+    }
+
+    /**
      * @param stats a source's {@code /stats} answer
      * @param name a route's name
      * @return the entry of {@code routes} with that name; the test fails when there is none
