@@ -227,7 +227,7 @@ final class ConfigLoader {
             // message is not quoted, as a driver's may quote the URL's password.
             throw new ConfigException(
                     key,
-                    "the JDBC driver cannot read '" + Masking.jdbcUrl(url) + "' ("
+                    "the JDBC driver cannot read '" + Redaction.redact(url) + "' ("
                             + e.getClass().getSimpleName() + "); check its host list and syntax");
         } catch (SQLException e) {
             throw new ConfigException(
