@@ -194,11 +194,8 @@ final class AdminServer implements AutoCloseable {
                 error(ex, 400, e.getMessage());
             } catch (RuntimeException e) {
                 log.warn("txoutbox-server: {} {} failed", method, path, e);
-                error(
-                        ex,
-                        500,
-                        "internal error: " + e.getClass().getSimpleName()
-                                + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+                // The class only: the message is for the (redacted) log, not for whoever sent the request.
+                error(ex, 500, "internal error: " + e.getClass().getSimpleName() + " (see the server's log)");
             }
         } catch (IOException e) {
             // The client went away, or was too slow and its connection was closed: nobody to answer.
@@ -552,7 +549,13 @@ final class AdminServer implements AutoCloseable {
             }
             return n;
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new HttpError(400, "the request body is not valid JSON: " + e.getOriginalMessage());
+            // Jackson's message quotes the offending token, which may be anything the client sent: the
+            // position only.
+            com.fasterxml.jackson.core.JsonLocation at = e.getLocation();
+            throw new HttpError(
+                    400,
+                    "the request body is not valid JSON"
+                            + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
         }
     }
 
