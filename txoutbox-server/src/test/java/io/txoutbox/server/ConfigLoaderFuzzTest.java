@@ -3,6 +3,7 @@ package io.txoutbox.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.txoutbox.Redaction;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
@@ -26,7 +27,9 @@ class ConfigLoaderFuzzTest {
             config = ConfigLoader.parse(yaml, ENV::get);
         } catch (ConfigException refused) {
             assertThat(refused.key()).as("the key at fault").isNotBlank();
-            assertThat(refused.getMessage()).startsWith(refused.key() + ": ");
+            // The message passes the one redaction path whole, so a key that holds a secret read earlier (a
+            // fuzzed key may) starts the message masked.
+            assertThat(refused.getMessage()).startsWith(Redaction.redact(refused.key()) + ": ");
             return;
         }
         assertThat(config.sources()).isNotEmpty();
