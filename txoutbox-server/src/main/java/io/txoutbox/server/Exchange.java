@@ -3,6 +3,7 @@ package io.txoutbox.server;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -89,8 +90,20 @@ final class Exchange {
         return sent;
     }
 
-    /** Ends an exchange whose response could not be sent: Jetty answers or closes the connection. */
+    /**
+     * Ends an exchange whose response could not be sent: Jetty answers or closes the connection. A request
+     * whose body stopped arriving (the read timed out) is answered 408, never as a server error.
+     */
     void fail(Throwable e) {
-        callback.failed(e);
+        callback.failed(timedOut(e) ? new HttpException.RuntimeException(408, "the request did not arrive whole") : e);
+    }
+
+    private static boolean timedOut(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof java.util.concurrent.TimeoutException) {
+                return true;
+            }
+        }
+        return false;
     }
 }
