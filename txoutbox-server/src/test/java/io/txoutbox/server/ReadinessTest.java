@@ -131,7 +131,11 @@ class ReadinessTest {
     }
 
     private String source(String jdbcUrl) {
-        return TestSupport.HEAD + """
+        // Sixteen flooding clients on one address: above the default per-client bound of requests still
+        // arriving (8), which would close some of their connections on a slow machine; this test is about
+        // where /ready's answer comes from, SlowClientTest about that bound.
+        return TestSupport.HEAD.replace("  port: 0\n", "  port: 0\n  max-incomplete-requests-per-client: 32\n")
+                + """
                   - name: flood
                     jdbc-url: %s
                     user: %s
