@@ -48,12 +48,33 @@ public final class ChaosRelayMain {
         String applicationName = args[10];
 
         // The claim, the LISTEN connection, a mark per batch in flight, and one to spare.
-        HikariDataSource dataSource = Pg.pool(applicationName, 3 + inFlightBatches);
-        Outbox.Builder builder = Outbox.builder(dataSource).table(table);
-        if (ordered) {
-            builder.ordered(DeadHeadPolicy.BLOCK);
+        HikariDataSource dataSource = null;
+        Outbox outbox = null;
+        // The harness terminates this relay's backends at any time, start-up included (the pool's first
+        // connection, the schema check): retry as a supervisor would restart the process, instead of dying
+        // before READY on a slow machine.
+        for (int attempt = 1; outbox == null; attempt++) {
+            dataSource = null;
+            try {
+                dataSource = Pg.pool(applicationName, 3 + inFlightBatches);
+                Outbox.Builder builder = Outbox.builder(dataSource).table(table);
+                if (ordered) {
+                    builder.ordered(DeadHeadPolicy.BLOCK);
+                }
+                outbox = builder.build();
+            } catch (RuntimeException e) {
+                if (dataSource != null) {
+                    dataSource.close();
+                }
+                if (attempt == 20) {
+                    throw e;
+                }
+                System.out.println("START-UP RETRY " + name + " " + attempt + ": "
+                        + e.getClass().getSimpleName());
+                Thread.sleep(250);
+            }
         }
-        Outbox outbox = builder.build();
+        HikariDataSource pool = dataSource;
         // The transport answers before the relay gives up on a batch, so that a late confirmation is
         // never the reason for a re-publish.
         Duration transportTimeout = publishTimeout.minusMillis(500);
@@ -91,7 +112,7 @@ public final class ChaosRelayMain {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             relay.stop();
             publisher.close();
-            dataSource.close();
+            pool.close();
         }));
         // An orphan (the test JVM died without stopping it) must not run forever.
         ProcessHandle.current().parent().ifPresent(parent -> parent.onExit()
