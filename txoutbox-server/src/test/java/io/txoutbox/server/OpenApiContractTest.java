@@ -204,14 +204,23 @@ class OpenApiContractTest {
         }
         if (body != null) {
             b.header("Content-Type", "application/json");
-            // A body over the limit is refused from its Content-Length before a byte is read, and the
-            // connection closed: without 100-continue the client may still be writing it and see the reset
-            // instead of the 413.
-            b.expectContinue(body.length() > 64 * 1024);
         }
         b.method(
                 method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        // A body over the limit is refused from its Content-Length before a byte is read and the connection
+        // closed, so the client, still writing it, may see the reset instead of the 413: try it again (JDK
+        // 17's HttpClient hangs on 100-continue answered by a final status, so that is no way out).
+        HttpResponse<String> answer = null;
+        for (int attempt = 1; answer == null; attempt++) {
+            try {
+                answer = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            } catch (java.io.IOException e) {
+                if (status != 413 || attempt == 5) {
+                    throw e;
+                }
+            }
+        }
+        HttpResponse<String> r = answer;
         String what = method + " " + target + " -> " + r.statusCode() + " " + abbreviate(r.body());
         assertThat(r.statusCode()).as(what).isEqualTo(status);
 
