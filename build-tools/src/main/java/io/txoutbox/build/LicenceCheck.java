@@ -184,7 +184,8 @@ public final class LicenceCheck {
         return new Component(text(e, "group"), text(e, "name"), text(e, "version"), licences, website);
     }
 
-    private static List<Element> children(Element parent, String localName) {
+    /** The child elements of that local name; the release check reads poms with it too. */
+    static List<Element> children(Element parent, String localName) {
         List<Element> found = new ArrayList<>();
         for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
             if (n instanceof Element child && localName.equals(child.getLocalName())) {

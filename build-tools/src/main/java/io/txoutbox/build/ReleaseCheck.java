@@ -1,5 +1,7 @@
 package io.txoutbox.build;
 
+import static io.txoutbox.build.LicenceCheck.children;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +20,6 @@ import javax.xml.XMLConstants;
 import javax.xml.parsers.DocumentBuilderFactory;
 import javax.xml.parsers.ParserConfigurationException;
 import org.w3c.dom.Element;
-import org.w3c.dom.Node;
 import org.xml.sax.SAXException;
 
 /**
@@ -282,16 +283,6 @@ public final class ReleaseCheck {
         } catch (ParserConfigurationException | SAXException e) {
             throw new IOException(xml + " is not well-formed XML: " + e.getMessage(), e);
         }
-    }
-
-    private static List<Element> children(Element parent, String localName) {
-        List<Element> found = new ArrayList<>();
-        for (Node n = parent.getFirstChild(); n != null; n = n.getNextSibling()) {
-            if (n instanceof Element child && localName.equals(child.getLocalName())) {
-                found.add(child);
-            }
-        }
-        return found;
     }
 
     private static String text(Element parent, String localName) {
