@@ -1,6 +1,8 @@
 package io.txoutbox.server;
 
+import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -23,6 +25,21 @@ import picocli.CommandLine.Option;
             "Open the printed URL: events flow within seconds. Ctrl-C stops it cleanly."
         })
 final class DemoCommand implements Callable<Integer> {
+    private final PrintStream banner;
+
+    /** A demo that prints its banner where it prints everything else. */
+    DemoCommand() {
+        this(null);
+    }
+
+    /**
+     * @param banner where the banner goes (it holds the run's admin token, which the redacting standard
+     *     output would hide), or {@code null} for the command's own output
+     */
+    DemoCommand(PrintStream banner) {
+        this.banner = banner;
+    }
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -55,7 +72,8 @@ final class DemoCommand implements Callable<Integer> {
         if (rate < 1 || rate > 100) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--rate must be 1 to 100, not " + rate);
         }
-        DemoRunner demo = DemoRunner.start(port, rate, out);
+        DemoRunner demo = DemoRunner.start(
+                port, rate, out, banner == null ? out : new PrintWriter(banner, true, StandardCharsets.UTF_8));
         if (Boolean.getBoolean("txoutbox.demo.exitWithParent")) {
             // Started by the build (`-Pdemo`): when Maven is stopped, stop too (through the shutdown
             // hook), instead of keeping the port and the embedded database as an orphan.

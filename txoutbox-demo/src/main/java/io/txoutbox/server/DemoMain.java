@@ -22,15 +22,18 @@ public final class DemoMain {
      */
     public static void main(String[] args) {
         RedactedOutput.install();
-        System.exit(execute(System.out, System.err, System.getenv(), args));
+        System.exit(execute(System.out, System.err, System.getenv(), RedactedOutput.unredactedOut(), args));
     }
 
     /**
      * Runs the command line without exiting.
      *
+     * @param banner where {@code demo} prints its banner, which holds the run's admin token: the terminal
+     *     unredacted (the token is the demo's to hand over), or {@code null} for {@code out}
+     *
      * @return the exit code: {@link TxoutboxCli#OK}, {@link TxoutboxCli#FAILURE} or {@link TxoutboxCli#USAGE}
      */
-    static int execute(PrintStream out, PrintStream err, Map<String, String> env, String... args) {
-        return TxoutboxCli.execute(out, err, env, List.of(new DemoCommand()), args);
+    static int execute(PrintStream out, PrintStream err, Map<String, String> env, PrintStream banner, String... args) {
+        return TxoutboxCli.execute(out, err, env, List.of(new DemoCommand(banner)), args);
     }
 }

@@ -33,6 +33,7 @@ import javax.sql.DataSource;
 final class DemoRunner implements AutoCloseable {
     private final List<AutoCloseable> opened = new ArrayList<>();
     private final PrintWriter out;
+    private final PrintWriter banner;
     private EmbeddedPostgres postgres;
     private DemoReceiver receiver;
     private RelayServer server;
@@ -40,21 +41,23 @@ final class DemoRunner implements AutoCloseable {
     private String token;
     private ScheduledExecutorService reporter;
 
-    private DemoRunner(PrintWriter out) {
+    private DemoRunner(PrintWriter out, PrintWriter banner) {
         this.out = out;
+        this.banner = banner;
     }
 
     /**
      * @param port the dashboard's port (0 for a free one)
      * @param ordersPerSecond how many orders the demo service places
-     * @param out where the banner and the progress lines go
+     * @param out where the progress lines go
+     * @param banner where the banner goes, with the dashboard URL and the run's admin token in it
      * @throws ConfigException naming {@code admin.port} when the port is taken
      */
-    static DemoRunner start(int port, int ordersPerSecond, PrintWriter out) throws Exception {
+    static DemoRunner start(int port, int ordersPerSecond, PrintWriter out, PrintWriter banner) throws Exception {
         if (port != 0) {
             checkPortFree(port);
         }
-        DemoRunner demo = new DemoRunner(out);
+        DemoRunner demo = new DemoRunner(out, banner);
         try {
             demo.open(port, ordersPerSecond);
             return demo;
@@ -128,31 +131,33 @@ final class DemoRunner implements AutoCloseable {
     }
 
     private void banner() {
-        String base = "http://localhost:" + server.port();
-        out.println();
-        out.println("  txoutbox demo is running");
-        out.println();
-        out.println("  Dashboard   " + dashboardUrl());
-        out.println("              (the token is in the #fragment, which the browser never sends to the server)");
-        out.println();
-        out.println("  What runs:  an order service appends order.placed, payment.captured, shipment.requested and");
-        out.println("              email.requested in the same transaction as each order (every 10th rolls back);");
-        out.println("              the relay sends order.*, payment.* and shipment.* as signed webhooks to a local");
-        out.println("              receiver (" + receiver.url() + "), the rest to the log sink.");
-        out.println("              The receiver answers 410 Gone to the first shipment.requested of every 7th order:");
-        out.println("              those go dead; press Revive on the dashboard and they go through.");
-        out.println();
-        out.println("  Admin API   export TXOUTBOX_ADMIN_TOKEN=" + token);
-        out.println("              curl -H \"Authorization: Bearer $TXOUTBOX_ADMIN_TOKEN\" " + base
-                + "/api/sources/orders/stats");
-        out.println("  CLI         java -jar txoutbox-server/target/txoutbox-server-*.jar stats --server " + base);
-        out.println("              (also dead, revive --all, pause, resume, purge; --help on each)");
-        out.println("  Metrics     " + base + "/metrics");
-        out.println("  Database    " + postgres.getJdbcUrl("postgres", "postgres") + " (table outbox)");
-        out.println();
-        out.println("  Ctrl-C stops everything cleanly.");
-        out.println();
         out.flush();
+        String base = "http://localhost:" + server.port();
+        banner.println();
+        banner.println("  txoutbox demo is running");
+        banner.println();
+        banner.println("  Dashboard   " + dashboardUrl());
+        banner.println("              (the token is in the #fragment, which the browser never sends to the server)");
+        banner.println();
+        banner.println("  What runs:  an order service appends order.placed, payment.captured, shipment.requested and");
+        banner.println("              email.requested in the same transaction as each order (every 10th rolls back);");
+        banner.println("              the relay sends order.*, payment.* and shipment.* as signed webhooks to a local");
+        banner.println("              receiver (" + receiver.url() + "), the rest to the log sink.");
+        banner.println(
+                "              The receiver answers 410 Gone to the first shipment.requested of every 7th order:");
+        banner.println("              those go dead; press Revive on the dashboard and they go through.");
+        banner.println();
+        banner.println("  Admin API   export TXOUTBOX_ADMIN_TOKEN=" + token);
+        banner.println("              curl -H \"Authorization: Bearer $TXOUTBOX_ADMIN_TOKEN\" " + base
+                + "/api/sources/orders/stats");
+        banner.println("  CLI         java -jar txoutbox-server/target/txoutbox-server-*.jar stats --server " + base);
+        banner.println("              (also dead, revive --all, pause, resume, purge; --help on each)");
+        banner.println("  Metrics     " + base + "/metrics");
+        banner.println("  Database    " + postgres.getJdbcUrl("postgres", "postgres") + " (table outbox)");
+        banner.println();
+        banner.println("  Ctrl-C stops everything cleanly.");
+        banner.println();
+        banner.flush();
     }
 
     private void progress() {

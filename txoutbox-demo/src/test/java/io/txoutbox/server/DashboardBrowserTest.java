@@ -28,7 +28,7 @@ class DashboardBrowserTest {
     @BeforeAll
     static void start() throws Exception {
         Chromium.executable(); // fails with the install command before anything starts
-        demo = DemoRunner.start(0, 10, new PrintWriter(new StringWriter()));
+        demo = DemoRunner.start(0, 10, new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()));
         browser = Chromium.launch(1400, 1100);
     }
 

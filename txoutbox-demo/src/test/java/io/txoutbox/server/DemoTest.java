@@ -65,6 +65,9 @@ class DemoTest {
             String log = Files.readString(output, StandardCharsets.UTF_8);
             assertThat(p.exitValue()).as(log).isZero();
             assertThat(log).contains("--duration 25s is over").contains("stopped cleanly");
+            // The banner hands the token over (its dashboard URL and its export line); every other
+            // line, the log included, goes through the redacting output.
+            assertThat(log.split(token, -1)).as(log).hasSize(3);
         } finally {
             p.destroyForcibly();
         }

@@ -21,6 +21,8 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * routed to SLF4J and so to the same stream), and the admin API's JSON (which the dashboard shows).
  */
 final class RedactedOutput {
+    private static volatile PrintStream unredactedOut;
+
     private RedactedOutput() {}
 
     /**
@@ -30,8 +32,21 @@ final class RedactedOutput {
     static void install() {
         SLF4JBridgeHandler.removeHandlersForRootLogger();
         SLF4JBridgeHandler.install();
+        if (unredactedOut == null) {
+            unredactedOut = System.out;
+        }
         System.setOut(stream(System.out));
         System.setErr(stream(System.err));
+    }
+
+    /**
+     * The standard output as it was before {@link #install()}: for the one text a user started the process
+     * to be shown whole, the demo's banner with its own random admin token. Nothing else may write here.
+     *
+     * @return the stream, or {@code null} when {@link #install()} did not run in this process
+     */
+    static PrintStream unredactedOut() {
+        return unredactedOut;
     }
 
     /**
