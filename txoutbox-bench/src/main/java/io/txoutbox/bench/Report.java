@@ -139,7 +139,8 @@ final class Report {
         }
         Map<String, String> titles = Map.of(
                 "W1",
-                "W1 append overhead (" + sizes.w1Threads() + " threads, best of " + sizes.w1Rounds() + " rounds)",
+                "W1 append overhead (" + sizes.w1Threads() + " threads, median of " + sizes.w1Rounds()
+                        + " paired rounds)",
                 "W2",
                 "W2 commit-to-confirmation latency (open loop)",
                 "W3",
@@ -408,12 +409,14 @@ final class Report {
                 "the relay of the appenders' own outbox, woken by committed(); p99 "
                         + format(r.get("W2", "2000/s", Workloads.TX_IN_JVM, "p99")) + " ms"));
         for (String s : List.of("1 event/tx", "10 events/tx")) {
-            double o = r.get("W1", s, tx, "overhead");
+            double vsHand = r.get("W1", s, tx, "vs by hand");
             t.add(row(
-                    "W1 txoutbox within 5% of the baseline (the same rows by hand, no trigger), " + s,
-                    pct(o) + " (" + format(r.get("W1", s, tx, "tx/s")) + " vs "
-                            + format(r.get("W1", s, Workloads.BASELINE, "tx/s")) + " tx/s)",
-                    o <= 5,
+                    "W1 txoutbox >= 0.95x the same rows by hand (no trigger), median of paired rounds, " + s,
+                    String.format(Locale.ROOT, "%.3f", vsHand) + "x (median " + format(r.get("W1", s, tx, "tx/s"))
+                            + " vs "
+                            + format(r.get("W1", s, Workloads.BASELINE, "tx/s")) + " tx/s; business only "
+                            + format(r.get("W1", "0 events/tx", "business only", "tx/s")) + " tx/s)",
+                    vsHand >= 0.95,
                     "txoutbox 0.1 with its NOTIFY trigger: " + pct(r.get("W1", s, Workloads.TXOUTBOX_01, "overhead"))
                             + "; appending backends waiting on the notification lock: txoutbox "
                             + format(r.get("W1", s, tx, "notify-lock waits")) + " samples, 0.1 "

@@ -8,7 +8,7 @@ import java.util.List;
  * proves in seconds that every number is produced.
  *
  * @param w1Seconds measured seconds per W1 cell (after a 1 s warm-up)
- * @param w1Rounds rounds over the W1 cells; the best round of each cell counts
+ * @param w1Rounds paired rounds of W1 (txoutbox and the baseline alternating): the median ratio counts
  * @param w1Threads producer threads of W1
  * @param w2Seconds seconds per W2 rate
  * @param w2Rates the fixed rates of W2, events/s
@@ -46,7 +46,7 @@ record Sizes(
 
     static final Sizes FULL = new Sizes(
             5,
-            2,
+            9,
             8,
             10,
             List.of(1_000, 2_000),

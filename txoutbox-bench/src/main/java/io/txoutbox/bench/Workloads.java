@@ -92,8 +92,11 @@ final class Workloads {
      * what a user would write without us: the business insert and the same outbox rows inserted by hand
      * into a table with no trigger. txoutbox appends and calls {@code committed()} after each commit, as
      * its users do (the after-commit notifications run, on a connection of their own, although no relay
-     * listens). "txoutbox 0.1" is the same append on a table with 0.1's NOTIFY trigger, for the before and
-     * after. While each cell runs, the appending backends' wait events are sampled.
+     * listens). txoutbox and the baseline run in paired rounds, their order alternating, and the median of
+     * the per-round ratios counts (the machine is shared and noisy: a pair sees the same noise); each round
+     * also measures the business insert alone, the machine's ceiling. "txoutbox 0.1" is the same append on
+     * a table with 0.1's NOTIFY trigger, for the before and after; it and the peer count their best of
+     * {@link #W1_SINGLE_ROUNDS} rounds. While each cell runs, the appending backends' wait events are sampled.
      */
     void w1() throws Exception {
         String orders = pg.table("w1_orders");
@@ -105,7 +108,7 @@ final class Workloads {
         addAlwaysNotifyTrigger(oldTable);
         int threads = sizes.w1Threads();
         String appName = "txbench-w1";
-        try (HikariDataSource pool = pg.pool(appName, threads + 1);
+        try (HikariDataSource pool = pg.pool(appName, threads + 2);
                 Outbox outbox = outbox(pool, table, null);
                 Outbox old = Outbox.builder(pool)
                         .table(oldTable)
@@ -121,20 +124,27 @@ final class Workloads {
                         + " ?, ?, ?)";
                 String businessInsert = "INSERT INTO " + orders + " (customer, amount) VALUES (?, ?)";
                 Map<String, Double> best = new java.util.HashMap<>();
+                Map<String, List<Double>> all = new java.util.HashMap<>();
                 Map<String, WaitSampler.Counts> waits = new java.util.HashMap<>();
+                List<String> backends = List.of(appName, notifierName(table));
+                List<String> paired = List.of(TXOUTBOX, BASELINE);
                 for (int round = 0; round < sizes.w1Rounds(); round++) {
                     for (int events : new int[] {0, 1, 10}) {
-                        List<String> variants =
-                                events == 0 ? List.of("business only") : List.of(BASELINE, TXOUTBOX, PEER, TXOUTBOX_01);
+                        List<String> variants = new ArrayList<>(events == 0 ? List.of("business only") : paired);
+                        Collections.rotate(variants, round);
+                        if (events > 0 && round < W1_SINGLE_ROUNDS) {
+                            variants.addAll(List.of(PEER, TXOUTBOX_01));
+                        }
                         for (String variant : variants) {
                             pg.exec("TRUNCATE " + orders + ", " + table + ", " + baselineTable + ", " + oldTable + ", "
                                     + peerTable);
+                            Outbox appending = outbox;
                             Tx tx =
                                     switch (variant) {
                                         case TXOUTBOX ->
                                             c -> {
                                                 business(c, businessInsert);
-                                                outbox.appendAll(c, events(events));
+                                                appending.appendAll(c, events(events));
                                             };
                                         case TXOUTBOX_01 ->
                                             c -> {
@@ -148,6 +158,10 @@ final class Workloads {
                                             };
                                         default -> c -> business(c, businessInsert);
                                     };
+                            boolean signals = variant.equals(TXOUTBOX);
+                            AtomicLong count = new AtomicLong();
+                            long sentBefore = appending.wakeupCounters().sent();
+                            W1Costs costs = W1Costs.start(pg.admin(), backends);
                             double tps;
                             try (WaitSampler sampler = new WaitSampler(pg.admin(), appName).start()) {
                                 tps = variant.equals(PEER)
@@ -159,6 +173,7 @@ final class Workloads {
                                                     peer.schedule(UUID.randomUUID(), "order-" + n, payload(n));
                                                 }
                                             });
+                                            count.incrementAndGet();
                                         })
                                         : closedLoop(threads, () -> {
                                             try (Connection c = pool.getConnection()) {
@@ -166,11 +181,20 @@ final class Workloads {
                                                 tx.run(c);
                                                 c.commit();
                                             }
-                                            if (variant.equals(TXOUTBOX)) {
-                                                outbox.committed();
+                                            if (signals) {
+                                                appending.committed();
                                             }
+                                            count.incrementAndGet();
                                         });
                                 String key = events + "|" + variant;
+                                all.computeIfAbsent(key, k -> new ArrayList<>()).add(tps);
+                                double[] cpu = costs.perTransaction(count.get());
+                                all.computeIfAbsent(key + "|client", k -> new ArrayList<>())
+                                        .add(cpu[0]);
+                                all.computeIfAbsent(key + "|server", k -> new ArrayList<>())
+                                        .add(cpu[1]);
+                                all.computeIfAbsent(key + "|notify", k -> new ArrayList<>())
+                                        .add((appending.wakeupCounters().sent() - sentBefore) / (double) count.get());
                                 if (tps > best.getOrDefault(key, 0.0)) {
                                     best.put(key, tps);
                                     waits.put(key, sampler.counts());
@@ -179,15 +203,44 @@ final class Workloads {
                         }
                     }
                 }
-                double none = best.get("0|business only");
-                results.add("W1", "0 events/tx", "business only", "tx/s", none, "tx/s", "the same for every variant");
+                int rounds = sizes.w1Rounds();
+                double none = median(all.get("0|business only"));
+                addCosts("0 events/tx", "business only", all, "0|business only");
+                results.add(
+                        "W1",
+                        "0 events/tx",
+                        "business only",
+                        "tx/s",
+                        none,
+                        "tx/s",
+                        "the machine's ceiling for these transactions: median of " + rounds + " rounds, one in each"
+                                + " round of the pairs; range " + range(all.get("0|business only")));
                 for (int events : new int[] {1, 10}) {
-                    double base = best.get(events + "|" + BASELINE);
                     String scenario = events + " event" + (events > 1 ? "s" : "") + "/tx";
-                    results.add("W1", scenario, BASELINE, "tx/s", base, "tx/s", "");
-                    for (String v : List.of(TXOUTBOX, PEER, TXOUTBOX_01)) {
+                    List<Double> baseRounds = all.get(events + "|" + BASELINE);
+                    double base = median(baseRounds);
+                    results.add(
+                            "W1",
+                            scenario,
+                            BASELINE,
+                            "tx/s",
+                            base,
+                            "tx/s",
+                            "median of " + rounds + " rounds; range " + range(baseRounds));
+                    addPaired(scenario, TXOUTBOX, all.get(events + "|" + TXOUTBOX), baseRounds);
+                    for (String v : paired) {
+                        addCosts(scenario, v, all, events + "|" + v);
+                    }
+                    for (String v : List.of(PEER, TXOUTBOX_01)) {
                         double tps = best.get(events + "|" + v);
-                        results.add("W1", scenario, v, "tx/s", tps, "tx/s", "");
+                        results.add(
+                                "W1",
+                                scenario,
+                                v,
+                                "tx/s",
+                                tps,
+                                "tx/s",
+                                "best of " + Math.min(rounds, W1_SINGLE_ROUNDS) + " rounds");
                         results.add(
                                 "W1",
                                 scenario,
@@ -195,7 +248,7 @@ final class Workloads {
                                 "overhead",
                                 (base / tps - 1) * 100,
                                 "%",
-                                "time per tx vs the baseline");
+                                "time per tx vs the baseline's median");
                     }
                     results.add(
                             "W1",
@@ -204,7 +257,7 @@ final class Workloads {
                             "vs gruelbox",
                             best.get(events + "|" + TXOUTBOX) / best.get(events + "|" + PEER),
                             "x",
-                            "txoutbox tx/s / gruelbox tx/s");
+                            "txoutbox tx/s / gruelbox tx/s, best round of each");
                     for (String v : List.of(BASELINE, TXOUTBOX, PEER, TXOUTBOX_01)) {
                         WaitSampler.Counts w = waits.get(events + "|" + v);
                         results.add(
@@ -215,7 +268,7 @@ final class Workloads {
                                 w.notifyLock(),
                                 "samples",
                                 "of " + w.active() + " samples of active appending backends (pg_stat_activity every"
-                                        + " 2 ms); most frequent waits: " + w.top());
+                                        + " 2 ms, best round); most frequent waits: " + w.top());
                     }
                 }
             } finally {
@@ -225,6 +278,95 @@ final class Workloads {
         pg.exec("DROP TABLE " + orders + ", " + table + ", " + baselineTable + ", " + oldTable);
         pg.exec("DROP FUNCTION IF EXISTS " + oldTable + "_notify()");
         dropPeerTables();
+    }
+
+    /** Rounds of W1's single cells (the peer, txoutbox 0.1): the best counts. */
+    static final int W1_SINGLE_ROUNDS = 2;
+
+    /** A variant paired with the baseline: its median tx/s, and the median of its per-round ratios. */
+    private void addPaired(String scenario, String variant, List<Double> rounds, List<Double> baseRounds) {
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < rounds.size(); i++) {
+            ratios.add(rounds.get(i) / baseRounds.get(i));
+        }
+        double ratio = median(ratios);
+        results.add(
+                "W1",
+                scenario,
+                variant,
+                "tx/s",
+                median(rounds),
+                "tx/s",
+                "median of " + rounds.size() + " rounds; range " + range(rounds));
+        results.add(
+                "W1",
+                scenario,
+                variant,
+                "vs by hand",
+                ratio,
+                "x",
+                "median of the " + ratios.size() + " paired rounds' tx/s ratios (order alternating); range "
+                        + range(ratios));
+        results.add(
+                "W1",
+                scenario,
+                variant,
+                "overhead",
+                (1 / ratio - 1) * 100,
+                "%",
+                "time per tx vs the baseline, from the median paired ratio");
+    }
+
+    /** The CPU per transaction of a cell (medians over its rounds), and its after-commit notifications. */
+    private void addCosts(String scenario, String variant, Map<String, List<Double>> all, String key) {
+        String note = "median of " + all.get(key).size() + " rounds, warm-up included; range ";
+        results.add(
+                "W1",
+                scenario,
+                variant,
+                "client CPU",
+                median(all.get(key + "|client")),
+                "us/tx",
+                note + range(all.get(key + "|client")) + "; this JVM, every thread");
+        results.add(
+                "W1",
+                scenario,
+                variant,
+                "server CPU",
+                median(all.get(key + "|server")),
+                "us/tx",
+                note + range(all.get(key + "|server")) + "; the pool's backends and the notifier's, from /proc");
+        if (variant.equals(TXOUTBOX)) {
+            results.add(
+                    "W1",
+                    scenario,
+                    variant,
+                    "notifications",
+                    median(all.get(key + "|notify")),
+                    "per tx",
+                    note + range(all.get(key + "|notify")) + "; pg_notify transactions of the after-commit notifier");
+        }
+    }
+
+    /** The application_name of a table's after-commit notifier (PgNotifier.applicationName). */
+    private static String notifierName(String table) {
+        String name = "txoutbox-notify:" + channel(table);
+        return name.length() > 63 ? name.substring(0, 63) : name;
+    }
+
+    static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        Collections.sort(sorted);
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    private static String range(List<Double> values) {
+        double lo = Collections.min(values);
+        double hi = Collections.max(values);
+        return hi < 10
+                ? String.format(java.util.Locale.ROOT, "%.3f..%.3f", lo, hi)
+                : String.format(java.util.Locale.ROOT, "%.0f..%.0f", lo, hi);
     }
 
     /** The trigger txoutbox 0.1 created: one NOTIFY from every appending transaction, at its commit. */
