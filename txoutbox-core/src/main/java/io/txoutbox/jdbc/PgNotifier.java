@@ -50,6 +50,9 @@ final class PgNotifier implements AutoCloseable {
     private final AtomicLong requested = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     private volatile boolean closed;
+    /** Whether the thread waits for a request (not out a window): only then does a request unpark it. */
+    private volatile boolean idle;
+
     private volatile Thread thread;
     private Connection connection;
     private boolean failing;
@@ -80,7 +83,12 @@ final class PgNotifier implements AutoCloseable {
         if (t == null) {
             t = start();
         }
-        LockSupport.unpark(t);
+        // While the thread waits out a window it sends when the window ends anyway: waking it early would
+        // cost a context switch on each side for nothing. Written and read in the opposite order to the
+        // thread's (idle, then pending), so one of the two always sees the other.
+        if (idle) {
+            LockSupport.unpark(t);
+        }
     }
 
     private Thread start() {
@@ -118,9 +126,11 @@ final class PgNotifier implements AutoCloseable {
             if (!pending.get()) {
                 // A whole window without a request: give the connection back, then wait for one.
                 release();
+                idle = true;
                 while (!closed && !pending.get()) {
                     LockSupport.park(this);
                 }
+                idle = false;
                 if (closed) {
                     break;
                 }
