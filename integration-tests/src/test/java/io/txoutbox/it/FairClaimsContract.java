@@ -6,15 +6,19 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.txoutbox.ClaimFairness;
 import io.txoutbox.DeadHeadPolicy;
+import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxSchemaException;
+import io.txoutbox.OutboxTable;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.ClaimResult;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.test.RecordingPublisher;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -211,6 +215,33 @@ abstract class FairClaimsContract extends DatabaseTest {
                 .hasMessageContaining("has no index on (tenant_id, available_at, seq)")
                 .hasMessageContaining("Outbox.Builder.fairClaims(TENANT)")
                 .hasMessageContaining("CREATE INDEX IF NOT EXISTS " + plain.table() + "_tenant_id_due_idx");
+    }
+
+    @Test
+    void the_shipped_migration_creates_the_index_a_fair_outbox_accepts() throws Exception {
+        assumeFair();
+        String migration;
+        try (InputStream in = FairClaimsContract.class.getResourceAsStream(
+                "/db/migration/txoutbox/postgresql-fair-claims/R__txoutbox_outbox_fair_claims.sql")) {
+            migration = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        OutboxTable defaults = OutboxTable.of(OutboxTable.DEFAULT_NAME);
+        for (ClaimFairness fairness : ClaimFairness.values()) {
+            String ddl = Dialect.POSTGRESQL.fairClaimsDdl(defaults, fairness);
+            String statement = ddl.substring(ddl.indexOf("CREATE INDEX IF NOT EXISTS"));
+            assertThat(migration).as(fairness.name()).contains(statement);
+        }
+        Outbox plain = newOutbox();
+        execute(migration
+                .substring(migration.indexOf("CREATE INDEX IF NOT EXISTS"))
+                .replace("outbox", plain.table()));
+        for (ClaimFairness fairness : ClaimFairness.values()) {
+            Outbox.builder(dataSource())
+                    .table(plain.table())
+                    .fairClaims(fairness)
+                    .build()
+                    .close();
+        }
     }
 
     @Test
