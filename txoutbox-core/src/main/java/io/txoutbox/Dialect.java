@@ -150,6 +150,20 @@ public final class Dialect {
     }
 
     /**
+     * The index that claims fair across a column read ({@link Outbox.Builder#fairClaims(ClaimFairness)}):
+     * what {@link Outbox#createSchema()} adds for such an outbox, and one of the two statements {@code
+     * db/migration/txoutbox/postgresql-fair-claims/} ships for the default table. Needs no database.
+     *
+     * @param table the table and its column names
+     * @param fairness the column claims are fair across
+     * @return the script
+     * @throws OutboxValidationException on a database that cannot claim fairly (every dialect but PostgreSQL)
+     */
+    public String fairClaimsDdl(OutboxTable table, ClaimFairness fairness) {
+        return JdbcBackend.fairClaimsDdl(this, table, fairness);
+    }
+
+    /**
      * The archive of published rows in time partitions (PostgreSQL), as {@link Outbox#createSchema()}
      * creates it for an outbox built with {@link Outbox.Builder#publishedPartitions(java.time.Duration)}, with the
      * move of the rows retained in the table before; {@code

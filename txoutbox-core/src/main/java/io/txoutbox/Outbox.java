@@ -184,6 +184,7 @@ public interface Outbox extends AutoCloseable {
         ThreadFactory threadFactory;
         boolean changeDataCapture;
         Duration publishedPartitions;
+        ClaimFairness fairClaims;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -294,6 +295,21 @@ public interface Outbox extends AutoCloseable {
         }
 
         /**
+         * Claims shared fairly across tenants (or destinations), so that one key's backlog does not delay
+         * another key's events: each claim takes the oldest due row of every key before the second of any
+         * (see {@link ClaimFairness}), in unordered and in ordered mode. It needs an index of its own
+         * ({@link ClaimFairness}); PostgreSQL only. Every relay of the table should be built from an outbox
+         * with the same setting, or those without it claim oldest first.
+         *
+         * @param fairness the column to be fair across, or {@code null} (default) to claim oldest first
+         * @return this builder
+         */
+        public Builder fairClaims(ClaimFairness fairness) {
+            this.fairClaims = fairness;
+            return this;
+        }
+
+        /**
          * @param create create the table at {@link #build()} if it does not exist (default false: use
          *     your migrations in production)
          * @return this builder
@@ -392,6 +408,9 @@ public interface Outbox extends AutoCloseable {
                                 + " ordered mode governs what relays claim, and a table in change-data-capture"
                                 + " mode has no relay (the connector reads the change stream in commit order)");
             }
+            if (fairClaims != null) {
+                JdbcBackend.checkFairClaims(fairClaims, changeDataCapture, dialect);
+            }
             if (publishedPartitions != null) {
                 PartitionWidth.check(publishedPartitions, changeDataCapture, dialect, outboxTable());
             }
@@ -441,6 +460,7 @@ public interface Outbox extends AutoCloseable {
                     createSchemaIfMissing,
                     validateSchema,
                     publishedPartitions,
+                    fairClaims,
                     clock);
         }
 

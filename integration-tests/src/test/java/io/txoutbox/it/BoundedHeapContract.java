@@ -3,6 +3,7 @@ package io.txoutbox.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.txoutbox.ClaimFairness;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import java.time.Duration;
@@ -84,7 +85,13 @@ abstract class BoundedHeapContract extends DatabaseTest {
         List<OutboxEvent> after = appendCommitted(outbox, event("order.placed", "o-2"), event("order.paid", "o-2"));
 
         Process relay = ChildJvm.start(
-                List.of("-Xmx32m"), BoundedHeapRelayMain.class, database().name(), outbox.table(), broker, "3", "2000");
+                relayJvm("-Xmx32m"),
+                BoundedHeapRelayMain.class,
+                database().name(),
+                outbox.table(),
+                broker,
+                "3",
+                "2000");
         try {
             await().atMost(Duration.ofMinutes(2))
                     .pollInterval(Duration.ofMillis(250))
@@ -107,7 +114,18 @@ abstract class BoundedHeapContract extends DatabaseTest {
         }
     }
 
-    private static Process start(TestDatabase database, String table, String broker) throws Exception {
-        return ChildJvm.start(List.of("-Xmx256m"), BoundedHeapRelayMain.class, database.name(), table, broker);
+    private Process start(TestDatabase database, String table, String broker) throws Exception {
+        return ChildJvm.start(relayJvm("-Xmx256m"), BoundedHeapRelayMain.class, database.name(), table, broker);
+    }
+
+    /** @return the fairness the relay process claims with ({@code Outbox.Builder.fairClaims}), or null */
+    ClaimFairness fairClaims() {
+        return null;
+    }
+
+    private List<String> relayJvm(String heap) {
+        return fairClaims() == null
+                ? List.of(heap)
+                : List.of(heap, "-D" + BoundedHeapRelayMain.FAIR_CLAIMS + "=" + fairClaims());
     }
 }

@@ -1,6 +1,7 @@
 package io.txoutbox.it;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.ClaimFairness;
 import io.txoutbox.Outbox;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.Publisher;
@@ -15,6 +16,9 @@ import java.util.concurrent.CompletableFuture;
  * publish timeout is half the lease).
  */
 public final class BoundedHeapRelayMain {
+    /** The system property naming the fairness of the relay's claims ({@code Outbox.Builder.fairClaims}). */
+    static final String FAIR_CLAIMS = "txoutbox.it.fairClaims";
+
     private BoundedHeapRelayMain() {}
 
     public static void main(String[] args) throws InterruptedException {
@@ -22,7 +26,11 @@ public final class BoundedHeapRelayMain {
         String table = args[1];
         String brokerTable = args[2];
         HikariDataSource dataSource = database.dataSource();
-        Outbox outbox = Outbox.builder(dataSource).table(table).build();
+        String fair = System.getProperty(FAIR_CLAIMS);
+        Outbox outbox = Outbox.builder(dataSource)
+                .table(table)
+                .fairClaims(fair == null ? null : ClaimFairness.valueOf(fair))
+                .build();
         Publisher intoTable = batch -> CompletableFuture.completedFuture(BrokerTable.insertEach(
                 dataSource, "INSERT INTO " + brokerTable + " (event_id, bytes) VALUES (?, ?)", batch, (ps, event) -> {
                     ps.setString(1, event.id().toString());

@@ -1,9 +1,11 @@
 package io.txoutbox.jdbc;
 
+import io.txoutbox.ClaimFairness;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Dialect;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxTable;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.inbox.Inbox;
 import io.txoutbox.spi.OutboxStore;
 import java.time.Duration;
@@ -36,6 +38,7 @@ public final class JdbcBackend {
      * @param validateSchema check the table's shape
      * @param publishedPartitions the width of the periods of the archive of published rows (PostgreSQL), or
      *     {@code null} to keep published rows in the table
+     * @param fairClaims the column claims are fair across, or {@code null} to claim oldest first
      * @param clock the outbox's clock, which stamps published times
      * @return the store; closing it stops its notifier
      * @throws io.txoutbox.OutboxValidationException when the dialect cannot take published partitions
@@ -53,7 +56,11 @@ public final class JdbcBackend {
             boolean createSchema,
             boolean validateSchema,
             Duration publishedPartitions,
+            ClaimFairness fairClaims,
             InstantSource clock) {
+        if (fairClaims != null) {
+            checkFairClaims(fairClaims, changeDataCapture, dialect);
+        }
         JdbcOutboxStore store = new JdbcOutboxStore(
                 dataSource,
                 table,
@@ -63,6 +70,7 @@ public final class JdbcBackend {
                 threadFactory,
                 changeDataCapture,
                 publishedPartitions,
+                fairClaims,
                 clock);
         try {
             if (createSchema) {
@@ -76,6 +84,47 @@ public final class JdbcBackend {
             throw e;
         }
         return store;
+    }
+
+    /**
+     * The rule of {@code Outbox.Builder.fairClaims}: fair claims need a claim the database can run in
+     * one statement over a loose index scan (PostgreSQL), and a table that relays claim from.
+     *
+     * @param fairness the column claims are fair across
+     * @param changeDataCapture whether the outbox is in change-data-capture mode
+     * @param dialect the database, or {@code null} when not known yet (checked again at build)
+     * @throws OutboxValidationException naming the setting and the database
+     */
+    public static void checkFairClaims(ClaimFairness fairness, boolean changeDataCapture, Dialect dialect) {
+        String field = "Outbox.Builder.fairClaims";
+        if (changeDataCapture) {
+            throw new OutboxValidationException(
+                    field,
+                    null,
+                    field + " and Outbox.Builder.changeDataCapture contradict each other: fair claims govern what"
+                            + " relays claim, and a table in change-data-capture mode has no relay");
+        }
+        if (dialect != null && !SqlDialect.of(dialect).supportsFairClaims()) {
+            throw new OutboxValidationException(
+                    field,
+                    null,
+                    field + " is " + fairness + ", which the " + dialect.name() + " dialect does not support:"
+                            + " a fair claim walks the keys of " + fairness.column() + " with a loose index scan"
+                            + " (WITH RECURSIVE and LATERAL) and locks the picked rows in the same statement, which"
+                            + " only PostgreSQL can do; leave it unset to claim oldest first");
+        }
+    }
+
+    /**
+     * @param dialect the database
+     * @param table the table and its column names
+     * @param fairness the column claims are fair across
+     * @return the DDL of the index that fair claims read
+     * @throws OutboxValidationException where the database cannot claim fairly
+     */
+    public static String fairClaimsDdl(Dialect dialect, OutboxTable table, ClaimFairness fairness) {
+        checkFairClaims(fairness, false, dialect);
+        return SchemaManager.fairClaimsDdl(table, SqlDialect.of(dialect), fairness);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.txoutbox.jdbc;
 
+import io.txoutbox.ClaimFairness;
 import io.txoutbox.DeadEvent;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.DeadQuery;
@@ -57,6 +58,7 @@ final class JdbcOutboxStore implements OutboxStore {
      *     table read by a change-data-capture connector instead of relays (which then need no wake-ups)
      * @param publishedPartitions the width of the archive's periods, or {@code null} to keep published
      *     rows in the table
+     * @param fairClaims the column claims are fair across, or {@code null} to claim oldest first
      * @param clock the outbox's clock, which stamps published times (unused without partitions)
      */
     JdbcOutboxStore(
@@ -68,11 +70,12 @@ final class JdbcOutboxStore implements OutboxStore {
             ThreadFactory threadFactory,
             boolean changeDataCapture,
             Duration publishedPartitions,
+            ClaimFairness fairClaims,
             InstantSource clock) {
         if (dataSource == null) {
             throw new IllegalArgumentException("dataSource is required");
         }
-        OutboxSql sql = new OutboxSql(dialect, table, ordered);
+        OutboxSql sql = new OutboxSql(dialect, table, ordered, fairClaims);
         Jdbc jdbc = new Jdbc(dataSource, table.qualifiedName());
         Binder bind = new Binder(dialect);
         this.table = table.qualifiedName();

@@ -18,6 +18,9 @@ import java.util.List;
  * larger than the budget, which is read alone after the commit ({@link #readAlone}). The planner settings of the dialect run in the same
  * round trip, so the plan is the due index's whether or not the table was ever analyzed.
  *
+ * <p>With {@link OutboxSql#fair() fair claims}, the statement takes the oldest due row of every key before
+ * the second of any ({@link SqlDialect#claimReturningFair()}), always from the bottom of the keys' index.
+ *
  * <p>In unordered mode, where the dialect supports it, each relay claims from its {@link ClaimCursor}:
  * from the position of the first row of its last claim, so the index entries of rows it already published are not
  * walked again (they stay in the index until vacuum, and as long as any snapshot is held). It claims
@@ -34,8 +37,10 @@ final class OneStatementClaims extends Claims {
     OneStatementClaims(OutboxSql sql, Jdbc jdbc, Binder bind) {
         super(sql, jdbc, bind);
         SqlDialect d = sql.dialect();
-        this.fromBottomSql = d.claimPlanSettings() + sql.render(d.claimReturning());
-        this.keyset = d.supportsKeysetClaims() && !sql.ordered();
+        this.fromBottomSql =
+                d.claimPlanSettings() + sql.render(sql.fair() == null ? d.claimReturning() : d.claimReturningFair());
+        // A fair claim walks the keys' index, not the due index a cursor points into.
+        this.keyset = d.supportsKeysetClaims() && !sql.ordered() && sql.fair() == null;
         this.fromCursorSql = keyset ? d.claimPlanSettings() + sql.render(d.claimReturningAfter()) : fromBottomSql;
     }
 

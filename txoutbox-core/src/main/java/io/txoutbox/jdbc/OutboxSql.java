@@ -1,5 +1,6 @@
 package io.txoutbox.jdbc;
 
+import io.txoutbox.ClaimFairness;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.OutboxTable;
 
@@ -13,6 +14,7 @@ final class OutboxSql {
     private final OutboxTable table;
     private final String head;
     private final DeadHeadPolicy ordered;
+    private final ClaimFairness fair;
 
     /**
      * @param dialect the database's statements
@@ -20,10 +22,26 @@ final class OutboxSql {
      * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
      */
     OutboxSql(SqlDialect dialect, OutboxTable table, DeadHeadPolicy ordered) {
+        this(dialect, table, ordered, null);
+    }
+
+    /**
+     * @param dialect the database's statements
+     * @param table the table and its column names
+     * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
+     * @param fair the column claims are fair across, or {@code null} to claim oldest first
+     */
+    OutboxSql(SqlDialect dialect, OutboxTable table, DeadHeadPolicy ordered, ClaimFairness fair) {
         this.dialect = dialect;
         this.table = table;
         this.head = dialect.headFilter(ordered);
         this.ordered = ordered;
+        this.fair = fair;
+    }
+
+    /** @return the column claims are fair across, or {@code null} when they take the oldest rows first */
+    ClaimFairness fair() {
+        return fair;
     }
 
     /** @return whether claims keep each aggregate's order (only heads are due) */
@@ -53,6 +71,7 @@ final class OutboxSql {
     String render(String template) {
         OutboxTable.Columns c = table.columns();
         return template.replace("{head}", head)
+                .replace("{fair_key}", fair == null ? "tenant_id" : fair.column())
                 .replace("{lease_expiry}", dialect.leaseExpiry())
                 .replace("{now}", dialect.now())
                 .replace("{table}", table.qualifiedName())

@@ -193,11 +193,22 @@ class PostgresDialect extends PortableDialect {
      * a row that is not to be read in the batch are returned as NULL.
      */
     private String claimReturning(String due) {
-        return "WITH due AS (SELECT o.{id}, o.available_at, o.seq, " + sizes("::text") + due + "),"
+        return claimReturning(
+                "WITH due AS (SELECT o.{id}, o.available_at, o.seq, " + sizes("::text", "?") + due + ")",
+                "sized.available_at, sized.seq");
+    }
+
+    /**
+     * @param due the statement's {@code WITH} up to the CTE {@code due}: the locked candidate rows with their
+     *     sizes, which binds the relay's attempt budget, now and the limit, in this order
+     * @param order the order in which the byte budget counts the candidates
+     */
+    private String claimReturning(String due, String order) {
+        return due + ","
                 + " sized AS (SELECT due.*, " + WITHHELD + " AS withheld, CASE WHEN " + WITHHELD
                 + " THEN 0 ELSE due.payload_bytes + due.header_bytes END + due.text_bytes AS bytes FROM due),"
                 + " picked AS (SELECT d.{id}, d.spent, d.header_bytes, d.bytes, d.withheld OR d.bytes > ? AS unread"
-                + " FROM (SELECT sized.*, sum(sized.bytes) OVER (ORDER BY sized.available_at, sized.seq"
+                + " FROM (SELECT sized.*, sum(sized.bytes) OVER (ORDER BY " + order
                 + " ROWS UNBOUNDED PRECEDING) - sized.bytes AS before FROM sized) d WHERE d.before < ?)"
                 + " UPDATE {table} AS t SET lease_owner = ?,"
                 + " lease_expires_at = now() + ? * interval '1 millisecond', attempts = CASE WHEN picked.spent"
@@ -206,6 +217,61 @@ class PostgresDialect extends PortableDialect {
                 + " RETURNING " + claimed("t", "::text", "picked.unread")
                 + ", picked.spent AS spent, picked.header_bytes AS header_bytes, picked.bytes AS row_bytes,"
                 + " picked.unread AS unread, t.available_at AS position_at, t.seq AS position_seq";
+    }
+
+    @Override
+    public boolean supportsFairClaims() {
+        return supportsUpdateReturning();
+    }
+
+    /**
+     * A claim fair across the keys of {@code {fair_key}}: a loose index scan walks the keys of the pending
+     * rows (one index probe per key, up to the limit of keys), a lateral scan takes each key's oldest due
+     * rows up to the limit and ranks them, the NULL key is one more scan, and the candidates are taken by
+     * rank (the oldest of every key, then the second of every key, …) up to the limit. Only those are then
+     * locked ({@code SKIP LOCKED}) and re-checked, so the rows of a backlog that a claim passes over are
+     * read from the index but never locked. The byte budget counts the rows in rank order. The per-key scans
+     * bound {@code available_at} with a row comparison on {@code ({fair_key}, available_at)}, which only the
+     * key's index can take as its start, so that the planner does not walk the due index instead.
+     */
+    @Override
+    public String claimReturningFair() {
+        require(supportsFairClaims(), "cannot claim fairly");
+        String free = " AND (o.lease_expires_at IS NULL OR o.lease_expires_at <= {now}){head}";
+        String rank = "row_number() OVER (ORDER BY o.{fair_key}, o.available_at, o.seq) AS r";
+        String byKey = " ORDER BY o.{fair_key}, o.available_at, o.seq LIMIT";
+        String due = "WITH RECURSIVE args AS (SELECT CAST(? AS integer) AS max_attempts,"
+                + " CAST(? AS timestamptz) AS due_at, CAST(? AS integer) AS lim),"
+                + " walk AS ((SELECT o.{fair_key} AS k FROM {table} o WHERE o.status = 'pending'"
+                + " AND o.{fair_key} IS NOT NULL ORDER BY o.{fair_key} LIMIT 1)"
+                + " UNION ALL SELECT (SELECT o.{fair_key} FROM {table} o WHERE o.status = 'pending'"
+                + " AND o.{fair_key} > walk.k ORDER BY o.{fair_key} LIMIT 1) FROM walk WHERE walk.k IS NOT NULL),"
+                + " keys AS (SELECT walk.k FROM walk WHERE walk.k IS NOT NULL LIMIT (SELECT lim FROM args)),"
+                + " candidates AS (SELECT c.* FROM keys CROSS JOIN args CROSS JOIN LATERAL"
+                + " (SELECT o.{id}, o.available_at, o.seq, " + rank + " FROM {table} o WHERE o.status = 'pending'"
+                + " AND o.{fair_key} = keys.k AND (o.{fair_key}, o.available_at) <= (keys.k, args.due_at)" + free
+                + byKey + " args.lim) c"
+                + " UNION ALL (SELECT o.{id}, o.available_at, o.seq, " + rank + " FROM {table} o CROSS JOIN args"
+                + " WHERE o.status = 'pending' AND o.{fair_key} IS NULL AND o.available_at <= args.due_at" + free
+                + byKey + " (SELECT lim FROM args))),"
+                + " fair AS (SELECT candidates.{id}, candidates.r FROM candidates"
+                + " ORDER BY candidates.r, candidates.available_at, candidates.seq LIMIT (SELECT lim FROM args)),"
+                + " due AS (SELECT o.{id}, o.available_at, o.seq, fair.r, " + sizes("::text", "args.max_attempts")
+                + " FROM {table} o JOIN fair ON o.{id} = fair.{id} CROSS JOIN args WHERE o.status = 'pending'"
+                + " AND o.available_at <= args.due_at" + free + " FOR UPDATE OF o SKIP LOCKED)";
+        return claimReturning(due, "sized.r, sized.available_at, sized.seq");
+    }
+
+    @Override
+    public String fairClaimsDdl() {
+        require(supportsFairClaims(), "cannot claim fairly");
+        return resource("postgresql-fair-claims.sql");
+    }
+
+    @Override
+    public String fairClaimsIndexExists() {
+        return "SELECT count(*) AS n FROM pg_indexes WHERE schemaname = COALESCE(?, current_schema())"
+                + " AND tablename = ? AND indexdef LIKE ?";
     }
 
     /**
@@ -227,7 +293,13 @@ class PostgresDialect extends PortableDialect {
      * @param headersCast what turns the headers column into text, if anything
      */
     String sizes(String headersCast) {
-        return "COALESCE(o.attempts >= COALESCE(o.max_attempts, ?), false) AS spent, " + size("o.{payload}")
+        return sizes(headersCast, "?");
+    }
+
+    /** @param budget the relay's attempt budget: a placeholder or a column */
+    private String sizes(String headersCast, String budget) {
+        return "COALESCE(o.attempts >= COALESCE(o.max_attempts, " + budget + "), false) AS spent, "
+                + size("o.{payload}")
                 + " AS payload_bytes, " + size("o.headers" + headersCast) + " AS header_bytes, "
                 + size("o.{aggregate_type}") + " + " + size("o.{aggregate_id}") + " + " + size("o.{event_type}")
                 + " + " + size("o.content_type") + " + " + size("o.tenant_id") + " + " + size("o.destination")

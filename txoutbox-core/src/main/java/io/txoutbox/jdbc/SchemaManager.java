@@ -1,5 +1,6 @@
 package io.txoutbox.jdbc;
 
+import io.txoutbox.ClaimFairness;
 import io.txoutbox.OutboxSchemaException;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.jdbc.SqlDialect.ColumnKind;
@@ -47,11 +48,19 @@ final class SchemaManager {
         return PgWakeups.render(new OutboxSql(pg, table, null).render(pg.foreignWriterTrigger()), table);
     }
 
+    /** @return the index that claims fair across a column read, for a table and dialect */
+    static String fairClaimsDdl(OutboxTable table, SqlDialect dialect, ClaimFairness fairness) {
+        return new OutboxSql(dialect, table, null, fairness).render(dialect.fairClaimsDdl());
+    }
+
     /** See {@link io.txoutbox.spi.OutboxStore#createSchema}. */
     void createSchema() {
         SqlDialect dialect = sql.dialect();
         boolean trigger = wakeups.foreignWriterTrigger() && dialect.supportsListen();
         String script = outboxDdl(sql.table(), dialect);
+        if (sql.fair() != null) {
+            script = script + "\n\n" + fairClaimsDdl(sql.table(), dialect, sql.fair());
+        }
         if (trigger) {
             jdbc.scripts("create schema", script, foreignWriterWakeupDdl(sql.table()));
         } else {
@@ -104,6 +113,9 @@ final class SchemaManager {
                             + ", or check the column mapping (txoutbox.columns.*)");
         }
         checkNullability(actual, migration);
+        if (sql.fair() != null) {
+            checkFairClaimsIndex();
+        }
         if (sql.dialect().supportsListen()) {
             checkWakeupTriggers();
         }
@@ -179,6 +191,38 @@ final class SchemaManager {
                             + " of Dialect.POSTGRESQL.foreignWriterWakeupDdl",
                     table(),
                     wake);
+        }
+    }
+
+    /**
+     * Without its index a fair claim reads every pending row of the table for every key, so an outbox built
+     * with fair claims refuses a table that lacks it, with the statement that creates it.
+     */
+    private void checkFairClaimsIndex() {
+        String column = sql.fair().column();
+        long n = jdbc.autocommit("schema check", c -> {
+            try (PreparedStatement ps = c.prepareStatement(sql.dialect().fairClaimsIndexExists())) {
+                ps.setString(1, sql.table().schema());
+                ps.setString(2, sql.table().name());
+                ps.setString(3, "%(" + column + ", available_at, seq)%");
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getLong("n");
+                }
+            }
+        });
+        if (n == 0) {
+            throw new OutboxSchemaException(
+                    table(),
+                    "txoutbox: the outbox table '" + table() + "' has no index on (" + column
+                            + ", available_at, seq), which Outbox.Builder.fairClaims(" + sql.fair()
+                            + ") reads. Create it with Outbox#createSchema(), the migration in"
+                            + " db/migration/txoutbox/postgresql-fair-claims/ (default table), or: "
+                            + fairClaimsDdl(sql.table(), sql.dialect(), sql.fair())
+                                    .lines()
+                                    .filter(line -> !line.startsWith("--"))
+                                    .reduce("", String::concat)
+                                    .trim());
         }
     }
 

@@ -35,6 +35,12 @@ abstract class ShortTransactionDialect extends PostgresDialect {
         return false;
     }
 
+    /** No {@code LATERAL} join that locks (MariaDB has none, H2 none that takes {@code FOR UPDATE}). */
+    @Override
+    public final boolean supportsFairClaims() {
+        return false;
+    }
+
     /** MariaDB and H2 keep statistics of their own (InnoDB samples a table when it opens it): no settings. */
     @Override
     public final String claimPlanSettings() {

@@ -17,7 +17,7 @@ import java.util.Set;
  * {channel}}, the mappable columns {@code {id}}, {@code {aggregate_type}}, {@code {aggregate_id}}, {@code
  * {event_type}} and {@code {payload}}; {@code {now}} (the database clock), {@code {lease_expiry}} (the
  * database clock plus a bound number of milliseconds) and {@code {head}} (the ordered-mode filter, empty
- * when unordered). {@code {ids}} becomes a list of placeholders when a statement runs. Each method says
+ * when unordered), {@code {fair_key}} (the column fair claims share, {@code tenant_id} when none). {@code {ids}} becomes a list of placeholders when a statement runs. Each method says
  * what it binds, in order, and the labels of the columns it returns: the store reads columns by name.
  *
  * <p>The claimed columns, whatever the column mapping, are labelled {@code id}, {@code aggregate_type},
@@ -129,6 +129,25 @@ interface SqlDialect {
      *     only where {@link #supportsKeysetClaims()}
      */
     String claimReturningAfter();
+
+    /** @return whether claims can be fair across the keys of a column ({@link #claimReturningFair()}) */
+    boolean supportsFairClaims();
+
+    /**
+     * @return {@link #claimReturning()} fair across the keys of {@code {fair_key}}: the oldest due row of
+     *     every key first, then the second of every key, and so on; binds as {@link #claimReturning()}; only
+     *     where {@link #supportsFairClaims()}
+     */
+    String claimReturningFair();
+
+    /** @return the DDL of the index fair claims read, for {@code {fair_key}}; only where {@link #supportsFairClaims()} */
+    String fairClaimsDdl();
+
+    /**
+     * @return counts the indexes of a table whose definition is like a pattern; binds schema (or null),
+     *     table, pattern; label {@code n}
+     */
+    String fairClaimsIndexExists();
 
     /**
      * @return statements run before a claim, in its transaction, so that its plan does not depend on

@@ -55,6 +55,7 @@ class JdbcOutboxStoreTest {
                 null,
                 changeDataCapture,
                 null,
+                null,
                 null);
         stores.add(store);
         return store;

@@ -50,6 +50,8 @@ class SqlDialectTest {
                 || statement.equals("claimReturningAfter")
                 || statement.equals("markDeleting")
                 || statement.equals("markRetaining")
+                || statement.equals("claimReturningFair")
+                || statement.equals("fairClaimsDdl")
                 || statement.equals("foreignWriterTrigger");
     }
 
@@ -85,6 +87,7 @@ class SqlDialectTest {
             case "claimReturning" -> d.supportsUpdateReturning();
             case "claimReturningAfter" -> d.supportsKeysetClaims();
             case "markDeleting", "markRetaining" -> d.supportsArrayMarks();
+            case "claimReturningFair", "fairClaimsDdl" -> d.supportsFairClaims();
             default -> d.supportsListen();
         };
     }
