@@ -56,6 +56,13 @@ final class ClaimCursor {
     /** The near look-behind runs no more often than this (and when a claim from the cursor finds nothing). */
     static final Duration NEAR_INTERVAL = Duration.ofMillis(50);
 
+    /**
+     * Whether hints and the near look-behind are used: not a setting, but a switch for the benchmark that
+     * compares them with the relay before them ({@code -Dtxoutbox.internal.look-behind=off}); never turn it
+     * off in production.
+     */
+    static final boolean LOOK_BEHIND = !"off".equals(System.getProperty("txoutbox.internal.look-behind"));
+
     /** A row's position in the due index. */
     record Position(Instant availableAt, long seq) {
         boolean isAfter(Position other) {
@@ -119,7 +126,7 @@ final class ClaimCursor {
      * @param availableAt the lowest {@code available_at} of the transaction's rows
      */
     void hint(Instant availableAt) {
-        if (availableAt == null || !canBind.test(availableAt)) {
+        if (!LOOK_BEHIND || availableAt == null || !canBind.test(availableAt)) {
             return;
         }
         Position hinted = Position.at(availableAt);
@@ -146,7 +153,7 @@ final class ClaimCursor {
         if (hinted != null && s.position().isAfter(Position.at(hinted))) {
             return new Start(From.HINT, Position.at(hinted));
         }
-        if (now - s.nextNear() >= 0) {
+        if (LOOK_BEHIND && now - s.nextNear() >= 0) {
             Start near = nearBehind(s.position());
             if (near != null) {
                 return near;
@@ -162,7 +169,7 @@ final class ClaimCursor {
      */
     Start nearBehind(Position cursor) {
         Instant at = cursor.availableAt().minus(NEAR_RANGE);
-        return canBind.test(at) ? new Start(From.NEAR, Position.at(at)) : null;
+        return LOOK_BEHIND && canBind.test(at) ? new Start(From.NEAR, Position.at(at)) : null;
     }
 
     /**
