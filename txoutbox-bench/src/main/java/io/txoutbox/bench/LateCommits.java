@@ -349,7 +349,8 @@ final class LateCommits {
                     Pg.URL,
                     Pg.USER,
                     pg.schema,
-                    table.substring(table.indexOf('.') + 1),
+                    // Qualified: the channel is named after the schema too, as the producers' and the trigger's are.
+                    table,
                     Integer.toString(Workloads.RELAY_BATCH)));
             process = new ProcessBuilder(command)
                     .redirectError(ProcessBuilder.Redirect.DISCARD)

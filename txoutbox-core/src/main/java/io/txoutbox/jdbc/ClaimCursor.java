@@ -32,12 +32,19 @@ import java.util.function.Predicate;
  *       transactions that committed a little late and sent no hint (a foreign writer while every relay is
  *       busy: its trigger sends a hint only for rows at least {@link PgWakeups#LATE_HINT_MILLIS} behind
  *       their commit, which is less than this range less the interval).
- *   <li>The <em>claim from the bottom</em>, the safety net (expired and returned leases, writers with no
- *       signal): at least every {@link #RESCAN_INTERVAL}, and where a claim from the bottom is itself slow
- *       (many dead entries under a held snapshot) no more often than {@link #RESCAN_COST_FACTOR} times its
- *       duration, so that it costs at most a twentieth of a busy relay's time; and when its claim from the
- *       cursor finds nothing, it looks from the bottom at once, unless the last look behind found nothing
- *       there (then the next claim from the bottom is the next look). The first claim of a relay starts at
+ *   <li>The <em>rescan</em>, the safety net (expired and returned leases, writers with no signal): at
+ *       least every {@link #RESCAN_INTERVAL}, and where it is itself slow no more often than {@link
+ *       #RESCAN_COST_FACTOR} times its duration, so that it costs at most a twentieth of a busy relay's
+ *       time; and when its claim from the cursor finds nothing, it rescans at once, unless the last look
+ *       behind found nothing there (then the next rescan is the next look). A rescan starts at the relay's
+ *       <em>floor</em>: the lowest position it claimed from since its last claim from the very bottom of the
+ *       index, less {@link #FLOOR_MARGIN}, below which nothing was due and free then. Only rows leased by
+ *       another relay when that claim ran (their lease expired or was returned), and rows of a transaction
+ *       that was open then for longer than the margin and committed without a signal, can come to be due
+ *       below the floor, so the relay claims
+ *       from the very bottom, which under a held snapshot walks every dead entry there and stalls it for as
+ *       long, only every {@link #BOTTOM_INTERVAL} (or {@link #RESCAN_COST_FACTOR} times its duration), and
+ *       a relay that returns its leases hints its floor to the others. The first claim of a relay starts at
  *       the bottom.
  * </ul>
  *
@@ -49,6 +56,13 @@ final class ClaimCursor {
     static final Duration RESCAN_INTERVAL = Duration.ofSeconds(1);
     /** A claim from the bottom that took d runs again after no less than this many times d. */
     static final int RESCAN_COST_FACTOR = 20;
+    /** The longest between two claims from the very bottom of the index, below a relay's floor. */
+    static final Duration BOTTOM_INTERVAL = Duration.ofSeconds(10);
+    /**
+     * How far below the first row of a claim from the very bottom the floor is: rows of a transaction that
+     * was open then, held no longer than this and committed with no signal, are still above it.
+     */
+    static final Duration FLOOR_MARGIN = Duration.ofSeconds(5);
     /** Relays whose cursors are kept; beyond it (owners that never stopped) all are forgotten. */
     static final int MAX_OWNERS = 1024;
     /** How far behind its cursor the near look-behind starts. */
@@ -80,6 +94,8 @@ final class ClaimCursor {
     enum From {
         /** The bottom of the index. */
         BOTTOM,
+        /** The relay's floor: a rescan. */
+        FLOOR,
         /** A hint behind the cursor. */
         HINT,
         /** {@link #NEAR_RANGE} behind the cursor. */
@@ -102,8 +118,20 @@ final class ClaimCursor {
      * @param lookBehind whether a claim from the cursor that finds nothing looks behind it at once: until a
      *     look behind found nothing there, and again after the next claim from the bottom that did
      * @param nextNear when the next claim starts {@link #NEAR_RANGE} behind the cursor
+     * @param floor the lowest position claimed from since the last claim from the very bottom, or {@code null}
+     * @param nextVeryBottom when a rescan starts at the very bottom instead of the floor
      */
-    private record State(Position position, long nextBottom, boolean lookBehind, long nextNear) {}
+    private record State(
+            Position position,
+            long nextBottom,
+            boolean lookBehind,
+            long nextNear,
+            Position floor,
+            long nextVeryBottom) {
+        boolean rescanDue(long now) {
+            return now - nextBottom >= 0;
+        }
+    }
 
     /** One relay's cursor, and the lowest hint behind it not yet taken. */
     private static final class Owner {
@@ -143,11 +171,11 @@ final class ClaimCursor {
         Owner o = owners.get(owner);
         State s = o == null ? null : o.state;
         long now = System.nanoTime();
-        if (s == null || s.position() == null || now - s.nextBottom() >= 0) {
+        if (s == null || s.position() == null || s.rescanDue(now)) {
             if (o != null) {
-                o.hint.set(null); // the claim from the bottom begins after the hinted rows committed
+                o.hint.set(null); // the rescan begins after the hinted rows committed, and below them
             }
-            return Start.BOTTOM;
+            return rescan(s, now);
         }
         Instant hinted = o.hint.getAndSet(null);
         if (hinted != null && s.position().isAfter(Position.at(hinted))) {
@@ -160,6 +188,29 @@ final class ClaimCursor {
             }
         }
         return new Start(From.CURSOR, s.position());
+    }
+
+    /** @return where a claim behind everything starts: the floor, or now and then the very bottom */
+    Start rescanFor(String owner) {
+        Owner o = owners.get(owner);
+        return rescan(o == null ? null : o.state, System.nanoTime());
+    }
+
+    private Start rescan(State s, long now) {
+        if (!LOOK_BEHIND || s == null || s.floor() == null || now - s.nextVeryBottom() >= 0) {
+            return Start.BOTTOM;
+        }
+        return new Start(From.FLOOR, s.floor());
+    }
+
+    /**
+     * @param owner a relay that returns its leases
+     * @return the lowest position it claimed from since its last claim from the very bottom, or {@code null}
+     */
+    Instant floorOf(String owner) {
+        Owner o = owners.get(owner);
+        State s = o == null ? null : o.state;
+        return s == null || s.floor() == null ? null : s.floor().availableAt();
     }
 
     /**
@@ -181,7 +232,7 @@ final class ClaimCursor {
     boolean mayLookBehind(String owner) {
         Owner o = owners.get(owner);
         State s = o == null ? null : o.state;
-        return s == null || s.lookBehind() || System.nanoTime() - s.nextBottom() >= 0;
+        return s == null || s.lookBehind() || s.rescanDue(System.nanoTime());
     }
 
     /**
@@ -206,7 +257,19 @@ final class ClaimCursor {
         long nextBottom;
         boolean lookBehind;
         long nextNear = before == null ? now : before.nextNear();
-        if (from == From.BOTTOM || before == null) {
+        Position floor = before == null ? null : before.floor();
+        long nextVeryBottom = before == null ? now : before.nextVeryBottom();
+        if (from == From.BOTTOM) {
+            // Nothing was due and free below its first row (or anywhere, if none): the floor is a margin below,
+            // for the rows of transactions without a signal that were still open then.
+            Position base = first != null ? first : cursor;
+            Instant at = base == null ? null : base.availableAt().minus(FLOOR_MARGIN);
+            floor = at != null && canBind.test(at) ? Position.at(at) : null;
+            nextVeryBottom = now + Math.max(BOTTOM_INTERVAL.toNanos(), RESCAN_COST_FACTOR * tookNanos);
+        } else if (first != null && floor != null && floor.isAfter(first)) {
+            floor = first;
+        }
+        if (from == From.BOTTOM || from == From.FLOOR || before == null) {
             long wait = Math.max(RESCAN_INTERVAL.toNanos(), RESCAN_COST_FACTOR * tookNanos);
             nextBottom = now + wait;
             // Rows were due behind the cursor (or there was none yet): look behind again when nothing is ahead.
@@ -221,7 +284,7 @@ final class ClaimCursor {
         }
         // A claim from behind the old cursor may begin there (rows were due there): start there next.
         Position position = first != null ? first : cursor;
-        o.state = new State(position, nextBottom, lookBehind, nextNear);
+        o.state = new State(position, nextBottom, lookBehind, nextNear, floor, nextVeryBottom);
     }
 
     /** Forgets a relay that stopped. */

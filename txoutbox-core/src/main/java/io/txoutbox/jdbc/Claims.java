@@ -120,6 +120,14 @@ abstract class Claims {
     void hint(Instant availableAt) {}
 
     /**
+     * @param owner a relay that returns its leases
+     * @return a time at or below every row it holds a lease on (as far as the claims know), or {@code null}
+     */
+    Instant floorOf(String owner) {
+        return null;
+    }
+
+    /**
      * Executes a statement that may start with the dialect's planner settings.
      *
      * @return the result set of its query, after the results of any statements before it

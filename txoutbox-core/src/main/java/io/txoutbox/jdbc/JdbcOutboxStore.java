@@ -159,8 +159,14 @@ final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public int releaseLeases(String owner) {
+        Instant floor = claims.floorOf(owner);
         claims.forget(owner);
-        return marks.releaseLeases(owner);
+        int released = marks.releaseLeases(owner);
+        if (released > 0 && floor != null) {
+            // The rows may lie below other relays' floors: tell them where, as a commit would.
+            wakeups.signalCommitted(floor);
+        }
+        return released;
     }
 
     @Override

@@ -50,11 +50,12 @@ final class OneStatementClaims extends Claims {
             ClaimCursor.Tracker tracker = new ClaimCursor.Tracker(bind);
             List<ClaimedRows.Row> claimed =
                     claim(c, start.position(), tracker, owner, limit, maxBytes, maxAttempts, lease, now);
-            if (claimed.isEmpty() && start.position() != null) {
-                // Nothing ahead: look behind at once, so a late commit waits for no rescan. From the bottom
-                // unless the last look there found nothing; else over the range a late commit most likely is in.
+            boolean rescan = start.from() == ClaimCursor.From.BOTTOM || start.from() == ClaimCursor.From.FLOOR;
+            if (claimed.isEmpty() && !rescan) {
+                // Nothing ahead: look behind at once, so a late commit waits for no rescan. A rescan unless the
+                // last look there found nothing; else over the range a late commit most likely is in.
                 ClaimCursor.Start behind = cursors.mayLookBehind(owner)
-                        ? ClaimCursor.Start.BOTTOM
+                        ? cursors.rescanFor(owner)
                         : start.from() == ClaimCursor.From.CURSOR ? cursors.nearBehind(start.position()) : null;
                 if (behind != null) {
                     start = behind;
@@ -110,6 +111,11 @@ final class OneStatementClaims extends Claims {
         if (keyset) {
             cursors.hint(availableAt);
         }
+    }
+
+    @Override
+    Instant floorOf(String owner) {
+        return keyset ? cursors.floorOf(owner) : null;
     }
 
     @Override

@@ -65,4 +65,22 @@ class ClaimCursorTest {
         cursors.hint(T.minusSeconds(1));
         assertThat(cursors.startFor("r")).isEqualTo(ClaimCursor.Start.BOTTOM);
     }
+
+    @Test
+    void a_rescan_starts_at_the_floor_below_the_first_row_of_the_claim_from_the_very_bottom() {
+        claimedAt(T);
+        ClaimCursor.Start rescan = cursors.rescanFor("r");
+        assertThat(rescan.from()).isEqualTo(ClaimCursor.From.FLOOR);
+        assertThat(rescan.position()).isEqualTo(ClaimCursor.Position.at(T.minus(ClaimCursor.FLOOR_MARGIN)));
+        assertThat(cursors.floorOf("r")).isEqualTo(T.minus(ClaimCursor.FLOOR_MARGIN));
+    }
+
+    @Test
+    void a_claim_below_the_floor_lowers_it() {
+        claimedAt(T);
+        Instant below = T.minus(ClaimCursor.FLOOR_MARGIN).minusSeconds(60);
+        cursors.claimed("r", ClaimCursor.From.HINT, new ClaimCursor.Position(below, 1), 1_000);
+        assertThat(cursors.floorOf("r")).isEqualTo(below);
+        assertThat(cursors.rescanFor("r").position()).isEqualTo(new ClaimCursor.Position(below, 1));
+    }
 }
