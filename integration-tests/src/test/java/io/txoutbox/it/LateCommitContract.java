@@ -2,6 +2,7 @@ package io.txoutbox.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
@@ -92,6 +93,9 @@ abstract class LateCommitContract extends DatabaseTest {
 
     @Test
     void a_late_commit_signalled_from_another_outbox_is_published_once_and_so_is_everything_else() throws Exception {
+        // MariaDB has no notifications and no cursor to be behind; there a held transaction costs each of these
+        // tests about a minute of lock wait, for nothing the foreign-writer case does not cover.
+        assumeTrue(database() != TestDatabase.MARIADB);
         Outbox relaySide = newOutbox();
         // Another store on the same table, as in another process: its hint reaches the relay only through the
         // database (the notification's payload on PostgreSQL; elsewhere the relay's own claims).
@@ -143,6 +147,7 @@ abstract class LateCommitContract extends DatabaseTest {
 
     @Test
     void notifications_with_hostile_payloads_wake_the_relay_and_break_nothing() throws Exception {
+        assumeTrue(database() != TestDatabase.MARIADB); // no notifications there; see above
         Outbox outbox = newOutbox();
         List<String> payloads = List.of(
                 "garbage",
