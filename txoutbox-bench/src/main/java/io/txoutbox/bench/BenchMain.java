@@ -61,7 +61,7 @@ public final class BenchMain {
     }
 
     /** Every workload, in the order a run takes them. */
-    static final List<String> ALL = List.of("W1", "W2", "W3", "W4", "W5", "ORD", "EXP", "TENANT", "W6");
+    static final List<String> ALL = List.of("W1", "W2", "W3", "W4", "W5", "ORD", "EXP", "TENANT", "LATE", "W6");
 
     /** Runs the workloads and writes the report; returns every number. */
     static Results run(Sizes sizes, List<String> only, Path out, String args) throws Exception {
@@ -98,6 +98,9 @@ public final class BenchMain {
             }
             if (only.contains(NoisyTenant.WORKLOAD)) {
                 new NoisyTenant(pg, sizes, results).run();
+            }
+            if (only.contains(LateCommits.WORKLOAD)) {
+                new LateCommits(pg, sizes, results).run();
             }
             if (only.contains("W6")) {
                 new Soak(sizes, results).run();

@@ -111,6 +111,23 @@ abstract class Claims {
     void forget(String owner) {}
 
     /**
+     * Where a transaction that committed has its rows: the lowest {@code available_at} of them. Claims
+     * that start behind their last one use it (see {@link ClaimCursor}); others, which always start at the
+     * bottom, need not. Never blocks, never throws.
+     *
+     * @param availableAt the time
+     */
+    void hint(Instant availableAt) {}
+
+    /**
+     * @param owner a relay that returns its leases
+     * @return a time at or below every row it holds a lease on (as far as the claims know), or {@code null}
+     */
+    Instant floorOf(String owner) {
+        return null;
+    }
+
+    /**
      * Executes a statement that may start with the dialect's planner settings.
      *
      * @return the result set of its query, after the results of any statements before it

@@ -44,6 +44,13 @@ final class JdbcOutboxStore implements OutboxStore {
     private final Wakeups wakeups;
     /** The archive of published rows in time partitions, or {@code null}: published rows stay in the table. */
     private final PublishedPartitions partitions;
+    /**
+     * The lowest {@code available_at} this thread appended since it last signalled a commit: the hint of
+     * its next {@link #signalCommitted()}, called after commit on the thread that appended (as {@code
+     * Outbox#inTransaction} and the Spring integration do). A transaction that rolled back leaves a hint
+     * that only makes relays look behind once more than they need.
+     */
+    private final ThreadLocal<Instant> appendedSince = new ThreadLocal<>();
 
     /**
      * @param dataSource where the table lives; the store borrows a connection per operation (and one for
@@ -98,7 +105,7 @@ final class JdbcOutboxStore implements OutboxStore {
                     t.setDaemon(true);
                     return t;
                 };
-        this.wakeups = new Wakeups(dataSource, sql, options, notifierThreads, changeDataCapture);
+        this.wakeups = new Wakeups(dataSource, sql, options, notifierThreads, changeDataCapture, claims::hint);
     }
 
     @Override
@@ -114,6 +121,20 @@ final class JdbcOutboxStore implements OutboxStore {
     @Override
     public void append(Connection connection, List<OutboxEvent> events, Instant now) {
         appender.append(connection, events, now);
+        if (events.isEmpty()) {
+            return;
+        }
+        // Where the rows sit, as low as they may be: an explicit time, else now (a delay is later).
+        Instant lowest = now;
+        for (OutboxEvent e : events) {
+            if (e.availableAt() != null && e.availableAt().isBefore(lowest)) {
+                lowest = e.availableAt();
+            }
+        }
+        Instant before = appendedSince.get();
+        if (before == null || lowest.isBefore(before)) {
+            appendedSince.set(lowest);
+        }
     }
 
     @Override
@@ -141,8 +162,14 @@ final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public int releaseLeases(String owner) {
+        Instant floor = claims.floorOf(owner);
         claims.forget(owner);
-        return marks.releaseLeases(owner);
+        int released = marks.releaseLeases(owner);
+        if (released > 0 && floor != null) {
+            // The rows may lie below other relays' floors: tell them where, as a commit would.
+            wakeups.signalCommitted(floor);
+        }
+        return released;
     }
 
     @Override
@@ -203,7 +230,11 @@ final class JdbcOutboxStore implements OutboxStore {
 
     @Override
     public void signalCommitted() {
-        wakeups.signalCommitted();
+        Instant hint = appendedSince.get();
+        if (hint != null) {
+            appendedSince.remove();
+        }
+        wakeups.signalCommitted(hint);
     }
 
     @Override

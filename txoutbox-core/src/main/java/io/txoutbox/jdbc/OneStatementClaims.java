@@ -26,13 +26,14 @@ import java.util.List;
  * walked again (they stay in the index until vacuum, and as long as any snapshot is held). It claims
  * from the bottom of the index now and then, and when nothing is due ahead of the cursor (see {@link
  * ClaimCursor} for how often), so that a row that came to be due behind the cursor (a transaction that
- * committed late, an expired lease, a released one) is claimed too.
+ * committed late, an expired lease, a released one) is claimed too; and from a {@link #hint} behind
+ * the cursor, where a committed transaction says its rows sit.
  */
 final class OneStatementClaims extends Claims {
     private final String fromBottomSql;
     private final String fromCursorSql;
     private final boolean keyset;
-    private final ClaimCursor cursors = new ClaimCursor();
+    private final ClaimCursor cursors;
 
     OneStatementClaims(OutboxSql sql, Jdbc jdbc, Binder bind) {
         super(sql, jdbc, bind);
@@ -41,6 +42,7 @@ final class OneStatementClaims extends Claims {
                 d.claimPlanSettings() + sql.render(sql.fair() == null ? d.claimReturning() : d.claimReturningFair());
         // A fair claim walks the keys' index, not the due index a cursor points into.
         this.keyset = d.supportsKeysetClaims() && !sql.ordered() && sql.fair() == null;
+        this.cursors = new ClaimCursor(bind::canBind);
         this.fromCursorSql = keyset ? d.claimPlanSettings() + sql.render(d.claimReturningAfter()) : fromBottomSql;
     }
 
@@ -48,18 +50,26 @@ final class OneStatementClaims extends Claims {
     ClaimResult claimWithin(String owner, int limit, long maxBytes, int maxAttempts, Duration lease, Instant now) {
         List<Object> alone = new ArrayList<>();
         ClaimResult batch = jdbc.autocommit("claim", c -> {
-            ClaimCursor.Position from = keyset ? cursors.startFor(owner) : null;
+            ClaimCursor.Start start = keyset ? cursors.startFor(owner) : ClaimCursor.Start.BOTTOM;
             long started = System.nanoTime();
             ClaimCursor.Tracker tracker = new ClaimCursor.Tracker(bind);
-            List<ClaimedRows.Row> claimed = claim(c, from, tracker, owner, limit, maxBytes, maxAttempts, lease, now);
-            if (claimed.isEmpty() && from != null && cursors.mayLookBehind(owner)) {
-                // Nothing ahead of the cursor: look behind it at once, so a late commit waits for no rescan.
-                from = null;
-                started = System.nanoTime();
-                claimed = claim(c, null, tracker, owner, limit, maxBytes, maxAttempts, lease, now);
+            List<ClaimedRows.Row> claimed =
+                    claim(c, start.position(), tracker, owner, limit, maxBytes, maxAttempts, lease, now);
+            boolean rescan = start.from() == ClaimCursor.From.BOTTOM || start.from() == ClaimCursor.From.FLOOR;
+            if (claimed.isEmpty() && !rescan) {
+                // Nothing ahead: look behind at once, so a late commit waits for no rescan. A rescan unless the
+                // last look there found nothing; else over the range a late commit most likely is in.
+                ClaimCursor.Start behind = cursors.mayLookBehind(owner)
+                        ? cursors.rescanFor(owner)
+                        : start.from() == ClaimCursor.From.CURSOR ? cursors.nearBehind(start.position()) : null;
+                if (behind != null) {
+                    start = behind;
+                    started = System.nanoTime();
+                    claimed = claim(c, start.position(), tracker, owner, limit, maxBytes, maxAttempts, lease, now);
+                }
             }
             if (keyset) {
-                cursors.claimed(owner, from == null, tracker.first(), System.nanoTime() - started);
+                cursors.claimed(owner, start.from(), tracker.first(), System.nanoTime() - started);
             }
             for (ClaimedRows.Row row : claimed) {
                 if (row.alone()) {
@@ -99,6 +109,18 @@ final class OneStatementClaims extends Claims {
                 return rows.readFlagged(rs, tracker, maxAttempts);
             }
         }
+    }
+
+    @Override
+    void hint(Instant availableAt) {
+        if (keyset) {
+            cursors.hint(availableAt);
+        }
+    }
+
+    @Override
+    Instant floorOf(String owner) {
+        return keyset ? cursors.floorOf(owner) : null;
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.txoutbox.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -20,6 +21,10 @@ import org.slf4j.LoggerFactory;
  * reconnects with a bounded backoff, listens again, and wakes the relay once so that nothing committed
  * while it was away waits for the next poll. A periodic round trip notices a connection that died
  * silently. The connection's {@code application_name} is {@code txoutbox-listen:<channel>}.
+ *
+ * <p>A notification whose payload is a hint ({@link PgWakeups#parseHint}) passes it to the claims before it
+ * wakes the relay, so the relay's next claim looks behind its cursor where the committed rows sit; any
+ * other payload is a plain wake-up.
  *
  * <p>The same connection announces the relay's idleness to writers that are not txoutbox (see {@link
  * PgWakeups}): when the relay says it is {@link #idle() idle}, the listener takes the table's idle lock,
@@ -42,6 +47,7 @@ final class PgListener implements AutoCloseable {
     private final DataSource dataSource;
     private final String channel;
     private final Runnable wake;
+    private final Consumer<Instant> hints;
     private final Consumer<Throwable> onError;
     private final Thread thread;
     private final ReentrantLock lock = new ReentrantLock();
@@ -60,26 +66,36 @@ final class PgListener implements AutoCloseable {
             DataSource dataSource,
             String channel,
             Runnable wake,
+            Consumer<Instant> hints,
             ThreadFactory threadFactory,
             Consumer<Throwable> onError) {
         this.dataSource = dataSource;
         this.channel = channel;
         this.wake = wake;
+        this.hints = hints;
         this.onError = onError;
         this.key = PgWakeups.key(channel);
         this.thread = threadFactory.newThread(this::run);
     }
 
-    /** @return a started listener, or {@code null} when the PostgreSQL driver is not on the class path */
+    /**
+     * @param hints takes the hints that notifications carry, before the relay is woken
+     * @return a started listener, or {@code null} when the PostgreSQL driver is not on the class path
+     */
     static PgListener startIfAvailable(
-            DataSource dataSource, String channel, Runnable wake, ThreadFactory tf, Consumer<Throwable> onError) {
+            DataSource dataSource,
+            String channel,
+            Runnable wake,
+            Consumer<Instant> hints,
+            ThreadFactory tf,
+            Consumer<Throwable> onError) {
         try {
             Class.forName("org.postgresql.PGConnection", false, PgListener.class.getClassLoader());
         } catch (ClassNotFoundException e) {
             log.warn("txoutbox: the PostgreSQL driver is not on the class path; relays of {} poll only", channel);
             return null;
         }
-        PgListener listener = new PgListener(dataSource, channel, wake, tf, onError);
+        PgListener listener = new PgListener(dataSource, channel, wake, hints, tf, onError);
         listener.thread.start();
         return listener;
     }
@@ -191,6 +207,7 @@ final class PgListener implements AutoCloseable {
             announce(c);
             PGNotification[] notifications = pg.getNotifications(WAIT_MILLIS);
             if (notifications != null && notifications.length > 0) {
+                hint(notifications);
                 wake.run();
             }
             if (System.nanoTime() - lastCheck > HEALTH_CHECK_NANOS) {
@@ -199,6 +216,20 @@ final class PgListener implements AutoCloseable {
                 }
                 lastCheck = System.nanoTime();
             }
+        }
+    }
+
+    /** Passes the lowest hint of the notifications on; a payload that is no hint is a plain wake-up. */
+    private void hint(PGNotification[] notifications) {
+        Instant lowest = null;
+        for (PGNotification n : notifications) {
+            Instant at = PgWakeups.parseHint(n.getParameter());
+            if (at != null && (lowest == null || at.isBefore(lowest))) {
+                lowest = at;
+            }
+        }
+        if (lowest != null) {
+            hints.accept(lowest);
         }
     }
 

@@ -5,10 +5,12 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -26,6 +28,10 @@ import org.slf4j.LoggerFactory;
  * passes without one, the connection goes back to the pool, so a small pool is never held up for
  * longer than one window. Its {@code application_name} is {@code txoutbox-notify:<channel>} while it
  * holds it.
+ *
+ * <p>A request may carry a hint, where the committed transaction's rows sit (see {@link PgWakeups}); a
+ * notification carries the lowest hint of the requests it answers, or none when one of them had none
+ * and no other had one.
  *
  * <p>A failure (a terminated backend, a restart, a pool that cannot lend a connection) is counted and
  * logged once until a notification goes through again; the request is kept and retried with a bounded
@@ -45,6 +51,9 @@ final class PgNotifier implements AutoCloseable {
     private final long windowNanos;
     private final ThreadFactory threadFactory;
     private final AtomicBoolean pending = new AtomicBoolean();
+    /** The lowest hint of the requests since the last notification, or {@code null}. */
+    private final AtomicReference<Instant> hint = new AtomicReference<>();
+
     private final AtomicBoolean started = new AtomicBoolean();
     private final AtomicLong sent = new AtomicLong();
     private final AtomicLong requested = new AtomicLong();
@@ -72,10 +81,22 @@ final class PgNotifier implements AutoCloseable {
 
     /** Asks for a notification soon; returns at once. */
     void request() {
+        request(null);
+    }
+
+    /**
+     * Asks for a notification soon; returns at once.
+     *
+     * @param availableAt where the committed transaction's rows sit, or {@code null}
+     */
+    void request(Instant availableAt) {
         if (!enabled) {
             return;
         }
         requested.incrementAndGet();
+        if (availableAt != null) {
+            hint.accumulateAndGet(availableAt, (a, b) -> a == null || b.isBefore(a) ? b : a);
+        }
         if (closed || pending.get() || !pending.compareAndSet(false, true)) {
             return;
         }
@@ -158,9 +179,16 @@ final class PgNotifier implements AutoCloseable {
                     st.execute(PgWakeups.setApplicationName(applicationName(channel)));
                 }
             }
+            Instant hinted = hint.getAndSet(null);
             try (PreparedStatement ps = connection.prepareStatement(PgWakeups.NOTIFY)) {
                 ps.setString(1, channel);
+                ps.setString(2, PgWakeups.formatHint(hinted));
                 ps.execute();
+            } catch (SQLException | RuntimeException e) {
+                if (hinted != null) {
+                    hint.accumulateAndGet(hinted, (a, b) -> a == null || b.isBefore(a) ? b : a);
+                }
+                throw e;
             }
             sent.incrementAndGet();
             if (failing) {

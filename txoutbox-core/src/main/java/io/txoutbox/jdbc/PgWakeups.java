@@ -1,7 +1,12 @@
 package io.txoutbox.jdbc;
 
 import io.txoutbox.OutboxTable;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 
 /**
@@ -31,7 +36,15 @@ import java.util.zip.CRC32;
  * </ul>
  *
  * So no row inserted under the trigger waits for the poll interval, and busy relays cost writers two
- * lock-manager calls per transaction and no notification at all.
+ * lock-manager calls per transaction and no notification at all, unless the transaction's first row sits
+ * more than {@link #LATE_HINT_MILLIS} behind its commit in the due index (the transaction was held open,
+ * or the row has an old time): busy relays may have claimed past it, so then the trigger notifies too.
+ *
+ * <p>A notification's payload is a <em>hint</em>: empty, or where the committed transaction's rows sit in
+ * the due index, their lowest {@code available_at} as seconds since the epoch in decimal ({@code
+ * 1733123456.123456}), so that relays whose cursor is past it look behind at once, from there (see {@link
+ * ClaimCursor}). Coalescing keeps the lowest hint. Anything else in a payload (the notification channel is
+ * open to every session of the database) is a plain wake-up.
  */
 final class PgWakeups {
     /** The advisory lock class (first key) of the idle lock: "TXOI". */
@@ -70,8 +83,59 @@ final class PgWakeups {
 
     // ---- the statements of the protocol, all PostgreSQL's ------------------------------------------
 
-    /** Wakes the relays listening on a channel; binds the channel. Sent after commit, never inside one. */
-    static final String NOTIFY = "SELECT pg_notify(?, '')";
+    /**
+     * A row more than this far behind its commit in the due index makes the foreign-writer trigger notify
+     * even while every relay is busy; rows less late are the near look-behind's ({@link
+     * ClaimCursor#NEAR_RANGE}, which exceeds this by more than {@link ClaimCursor#NEAR_INTERVAL}).
+     */
+    static final long LATE_HINT_MILLIS = 100;
+
+    /** The longest payload read as a hint. */
+    private static final int MAX_HINT_CHARS = 32;
+
+    private static final Pattern HINT = Pattern.compile("-?[0-9]{1,12}(\\.[0-9]{1,9})?");
+
+    /**
+     * Wakes the relays listening on a channel; binds the channel and the hint (or an empty text). Sent
+     * after commit, never inside one.
+     */
+    static final String NOTIFY = "SELECT pg_notify(?, ?)";
+
+    /**
+     * @param availableAt where a committed transaction's rows sit, or {@code null}
+     * @return the payload that says it: seconds since the epoch, to the microsecond (rounded down, so no
+     *     row lies before it), or empty
+     */
+    static String formatHint(Instant availableAt) {
+        if (availableAt == null) {
+            return "";
+        }
+        return BigDecimal.valueOf(availableAt.getEpochSecond())
+                .add(BigDecimal.valueOf(availableAt.getNano() / 1_000, 6))
+                .toPlainString();
+    }
+
+    /**
+     * @param payload a notification's payload, from anyone
+     * @return the hint it carries, or {@code null} for a plain wake-up (empty, malformed, too long); never
+     *     throws
+     */
+    static Instant parseHint(String payload) {
+        if (payload == null || payload.isEmpty() || payload.length() > MAX_HINT_CHARS) {
+            return null;
+        }
+        if (!HINT.matcher(payload).matches()) {
+            return null;
+        }
+        try {
+            BigDecimal seconds = new BigDecimal(payload);
+            BigDecimal whole = seconds.setScale(0, RoundingMode.FLOOR);
+            long nanos = seconds.subtract(whole).movePointRight(9).longValue();
+            return Instant.ofEpochSecond(whole.longValueExact(), nanos);
+        } catch (ArithmeticException | DateTimeException e) {
+            return null;
+        }
+    }
 
     /** A round trip that notices a connection that died silently. */
     static final String PING = "SELECT 1";
@@ -129,6 +193,7 @@ final class PgWakeups {
     static String render(String template, OutboxTable table) {
         int key = key(table.channel());
         return template.replace("{idle_class}", Integer.toString(IDLE_CLASS))
+                .replace("{late_ms}", Long.toString(LATE_HINT_MILLIS))
                 .replace("{commit_class}", Integer.toString(COMMIT_CLASS))
                 .replace("{key}", Integer.toString(key));
     }

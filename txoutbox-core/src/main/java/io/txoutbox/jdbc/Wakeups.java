@@ -3,6 +3,7 @@ package io.txoutbox.jdbc;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.WakeupCounters;
 import io.txoutbox.spi.WakeSubscription;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
@@ -15,6 +16,10 @@ import javax.sql.DataSource;
  * sends after commit for relays of other processes, and which a relay's {@link PgListener} hears (from
  * appenders anywhere and from the optional foreign-writer trigger). See {@link PgWakeups} for the
  * protocol. Elsewhere relays of other processes poll.
+ *
+ * <p>A wake-up may carry a hint: where the committed transaction's rows sit (their lowest {@code
+ * available_at}), handed to the claims before relays are woken, so a relay whose cursor is past it looks
+ * behind at once (see {@link ClaimCursor}).
  */
 final class Wakeups implements AutoCloseable {
     private final DataSource dataSource;
@@ -22,6 +27,7 @@ final class Wakeups implements AutoCloseable {
     private final boolean canListen;
     private final List<Runnable> subscribers = new CopyOnWriteArrayList<>();
     private final PgNotifier notifier;
+    private final Consumer<Instant> hints;
 
     /**
      * @param dataSource where the listening and notifying connections come from
@@ -30,14 +36,17 @@ final class Wakeups implements AutoCloseable {
      * @param options whether to notify after commit, and the coalescing window
      * @param threadFactory makes the notifier's thread
      * @param changeDataCapture a table without relays, which need no notifications
+     * @param hints takes where committed rows sit (the claims' {@link Claims#hint}); never throws
      */
     Wakeups(
             DataSource dataSource,
             OutboxSql sql,
             WakeupOptions options,
             ThreadFactory threadFactory,
-            boolean changeDataCapture) {
+            boolean changeDataCapture,
+            Consumer<Instant> hints) {
         this.dataSource = dataSource;
+        this.hints = hints;
         this.table = sql.table();
         this.canListen = sql.dialect().supportsListen();
         this.notifier = canListen && options.notifyAfterCommit() && !changeDataCapture
@@ -50,7 +59,7 @@ final class Wakeups implements AutoCloseable {
             Runnable wake, boolean listen, ThreadFactory threadFactory, Consumer<Throwable> onError) {
         subscribers.add(wake);
         PgListener listener = listen && canListen
-                ? PgListener.startIfAvailable(dataSource, table.channel(), wake, threadFactory, onError)
+                ? PgListener.startIfAvailable(dataSource, table.channel(), wake, hints, threadFactory, onError)
                 : null;
         if (listener == null) {
             return () -> subscribers.remove(wake);
@@ -74,12 +83,20 @@ final class Wakeups implements AutoCloseable {
         };
     }
 
-    /** See {@link io.txoutbox.spi.OutboxStore#signalCommitted}: never blocks, never throws. */
-    void signalCommitted() {
+    /**
+     * See {@link io.txoutbox.spi.OutboxStore#signalCommitted}: never blocks, never throws.
+     *
+     * @param availableAt the lowest {@code available_at} of the committed transaction's rows, or {@code
+     *     null} when not known
+     */
+    void signalCommitted(Instant availableAt) {
+        if (availableAt != null) {
+            hints.accept(availableAt);
+        }
         for (Runnable wake : subscribers) {
             wake.run();
         }
-        notifier.request();
+        notifier.request(availableAt);
     }
 
     /** @return the after-commit notifications asked for, sent and failed */
