@@ -90,7 +90,9 @@ final class Report {
         b.append("- **txoutbox**: `Relay` with `batchSize(")
                 .append(Workloads.RELAY_BATCH)
                 .append(")` (default 100), every other setting at its default (poll 2 s, lease 30 s, publish timeout")
-                .append(" 10 s, LISTEN on, one batch in flight); one `Relay` per consumer. W4's \"")
+                .append(" 10 s, LISTEN on, ")
+                .append(io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES)
+                .append(" batches in flight); one `Relay` per consumer. W4's \"")
                 .append(Workloads.KAFKA_PIPELINED)
                 .append("\" cell, EXP's \"")
                 .append(Workloads.W4_PIPELINED)
@@ -315,7 +317,8 @@ final class Report {
                 "W4 drain to Kafka >= 55,000 events/s (the broker on the same two cores)",
                 format(bestKafka) + " events/s (" + which + ")",
                 bestKafka >= 55_000,
-                "txoutbox " + format(kafka) + " events/s with the default relay (1 batch in flight), "
+                "txoutbox " + format(kafka) + " events/s with the default relay ("
+                        + io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES + " batches in flight), "
                         + format(pipelined) + " with " + Workloads.PIPELINE + " in flight; raw SQL + the same Kafka"
                         + " producer reach " + format(rawKafka) + " events/s: broker, database and relay share 2"
                         + " cores; the no-op drain does " + format(r.get("W4", "no-op", tx, "drain")) + " events/s"));
