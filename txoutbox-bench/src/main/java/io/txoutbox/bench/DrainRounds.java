@@ -21,10 +21,13 @@ final class DrainRounds {
 
     private final Workloads workloads;
     private final Results results;
+    private final String workload;
 
-    DrainRounds(Workloads workloads, Results results) {
+    /** @param workload where the summary rows go: W4, or W4R when the rounds run alone ({@code --only W4R}) */
+    DrainRounds(Workloads workloads, Results results, String workload) {
         this.workloads = workloads;
         this.results = results;
+        this.workload = workload;
     }
 
     private static String variant(int inFlight) {
@@ -57,7 +60,7 @@ final class DrainRounds {
             }
         }
         results.add(
-                "W4",
+                workload,
                 SCENARIO,
                 Workloads.RAW,
                 "drain, median",
@@ -70,7 +73,7 @@ final class DrainRounds {
                 ratios[round] = 100 * tx[v][round] / raw[round];
             }
             results.add(
-                    "W4",
+                    workload,
                     SCENARIO,
                     variant(IN_FLIGHT[v]),
                     "of ceiling, median",

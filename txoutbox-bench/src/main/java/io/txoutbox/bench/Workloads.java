@@ -703,7 +703,7 @@ final class Workloads {
             drain("W4", "Kafka", v, v.equals(PEER) ? sizes.peerBacklog() : n, 1, Drain.KAFKA);
         }
         drain("W4", KAFKA_PIPELINED, TXOUTBOX, n, 1, Drain.KAFKA, Drain.PIPELINED);
-        new DrainRounds(this, results).run(n);
+        new DrainRounds(this, results, "W4").run(n);
         ofCeiling("W4", "no-op", "no-op", "txoutbox / raw SQL");
         results.add(
                 "W4",
