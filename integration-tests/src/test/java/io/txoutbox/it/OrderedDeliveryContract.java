@@ -233,6 +233,91 @@ abstract class OrderedDeliveryContract extends DatabaseTest {
         assertThat(outbox.admin().dead(DeadQuery.first(10)).get(0).heldBack()).isZero();
     }
 
+    /**
+     * Pipelining in ordered mode: the relay claims while earlier batches are still unconfirmed (each batch is
+     * held until the next one arrives, or a second passes), and no aggregate ever has two events in flight, so
+     * each one's events arrive in append order.
+     */
+    @Test
+    void a_pipelined_ordered_relay_never_has_two_events_of_one_aggregate_in_flight() {
+        Outbox outbox = outboxBuilder().ordered(DeadHeadPolicy.BLOCK).build();
+        int aggregates = 10;
+        int perAggregate = 6;
+        List<OutboxEvent> events = new ArrayList<>();
+        for (int n = 0; n < perAggregate; n++) {
+            for (int a = 0; a < aggregates; a++) {
+                events.add(numbered("p-" + a, n));
+            }
+        }
+        outbox.inTransaction(c -> outbox.appendAll(c, events));
+        HoldingPublisher broker = new HoldingPublisher();
+        try (Relay relay =
+                outbox.relay(broker).batchSize(4).maxInFlightBatches(4).build()) {
+            relay.start();
+            await().atMost(Duration.ofSeconds(60)).until(() -> rows(outbox) == 0);
+        }
+        assertThat(broker.overlaps)
+                .as("events of one aggregate in flight at once")
+                .isEmpty();
+        assertThat(broker.mostInFlight).as("batches in flight at once").isGreaterThan(1);
+        List<String> appendOrder = new ArrayList<>();
+        for (int n = 0; n < perAggregate; n++) {
+            appendOrder.add(Integer.toString(n));
+        }
+        for (int a = 0; a < aggregates; a++) {
+            assertThat(broker.arrivals.get("p-" + a)).as("arrivals of p-%d", a).containsExactlyElementsOf(appendOrder);
+        }
+    }
+
+    /**
+     * Confirms each batch only when the next batch arrives (or after a second), so that a pipelining relay
+     * has several in flight; records which aggregates are in flight and what arrived, in order.
+     */
+    private static final class HoldingPublisher implements io.txoutbox.spi.Publisher {
+        private final Map<String, List<String>> arrivals = new java.util.HashMap<>();
+        private final java.util.Set<String> inFlight = new java.util.HashSet<>();
+        private final List<String> overlaps = new ArrayList<>();
+        private final java.util.ArrayDeque<Runnable> held = new java.util.ArrayDeque<>();
+        private int mostInFlight;
+
+        @Override
+        public java.util.concurrent.CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
+            java.util.concurrent.CompletableFuture<List<PublishOutcome>> done =
+                    new java.util.concurrent.CompletableFuture<>();
+            Runnable confirm = () -> {
+                synchronized (this) {
+                    batch.forEach(e -> inFlight.remove(e.aggregateId()));
+                }
+                done.complete(java.util.Collections.nCopies(batch.size(), PublishOutcome.PUBLISHED));
+            };
+            List<Runnable> release;
+            synchronized (this) {
+                for (ClaimedEvent e : batch) {
+                    if (!inFlight.add(e.aggregateId())) {
+                        overlaps.add(e.aggregateId() + " " + e.payloadAsString());
+                    }
+                    arrivals.computeIfAbsent(e.aggregateId(), k -> new ArrayList<>())
+                            .add(e.payloadAsString());
+                }
+                mostInFlight = Math.max(mostInFlight, held.size() + 1);
+                release = new ArrayList<>(held);
+                held.clear();
+                held.add(confirm);
+            }
+            release.forEach(Runnable::run);
+            java.util.concurrent.CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS)
+                    .execute(() -> {
+                        synchronized (this) {
+                            if (!held.remove(confirm)) {
+                                return;
+                            }
+                        }
+                        confirm.run();
+                    });
+            return done;
+        }
+    }
+
     private static OutboxEvent numbered(String aggregate, int n) {
         return OutboxEvent.builder("step")
                 .aggregate("account", aggregate)

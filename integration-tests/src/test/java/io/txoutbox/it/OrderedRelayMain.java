@@ -26,7 +26,8 @@ public final class OrderedRelayMain {
 
     /**
      * @return a relay of the outbox to the broker table with the settings of every relay of {@link
-     *     OrderedDeliveryContract}, in the test's JVM and in this one
+     *     OrderedDeliveryContract}, in the test's JVM and in this one; with the default batches in flight
+     *     (pipelining), so that the contract proves the default keeps each aggregate's order
      */
     static Relay relay(Outbox outbox, BrokerTable broker, String name) {
         return outbox.relay(broker)

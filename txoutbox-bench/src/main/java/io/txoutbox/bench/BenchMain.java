@@ -87,6 +87,9 @@ public final class BenchMain {
             if (only.contains("W4") || only.contains("W5") || only.contains("ORD")) {
                 w.w4();
             }
+            if (only.contains("W4R")) {
+                new DrainRounds(w, results, "W4R").run(sizes.w3Backlog());
+            }
             if (only.contains("W5")) {
                 w.w5();
             }

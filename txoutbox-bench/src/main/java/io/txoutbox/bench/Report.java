@@ -90,7 +90,9 @@ final class Report {
         b.append("- **txoutbox**: `Relay` with `batchSize(")
                 .append(Workloads.RELAY_BATCH)
                 .append(")` (default 100), every other setting at its default (poll 2 s, lease 30 s, publish timeout")
-                .append(" 10 s, LISTEN on, one batch in flight); one `Relay` per consumer. W4's \"")
+                .append(" 10 s, LISTEN on, ")
+                .append(io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES)
+                .append(" batches in flight); one `Relay` per consumer. W4's \"")
                 .append(Workloads.KAFKA_PIPELINED)
                 .append("\" cell, EXP's \"")
                 .append(Workloads.W4_PIPELINED)
@@ -295,6 +297,16 @@ final class Report {
                         + " the default relay drains " + pct(r.get("EXP", Workloads.W4_AGAIN, tx, "of ceiling"))
                         + " of raw SQL, with maxInFlightBatches(" + Workloads.PIPELINE + ") "
                         + pct(r.get("EXP", Workloads.W4_PIPELINED, tx, "of ceiling"))));
+        double defaults = r.get("W4", DrainRounds.SCENARIO, "txoutbox, defaults", "of ceiling, median");
+        t.add(row(
+                "W4 the relay with default settings drains >= 85% of raw SQL (median of paired rounds)",
+                pct(defaults),
+                defaults >= 85,
+                "raw SQL's median " + format(r.get("W4", DrainRounds.SCENARIO, raw, "drain, median"))
+                        + " events/s in the same rounds; one batch in flight "
+                        + pct(r.get("W4", DrainRounds.SCENARIO, "txoutbox, 1 in flight", "of ceiling, median"))
+                        + ", four "
+                        + pct(r.get("W4", DrainRounds.SCENARIO, "txoutbox, 4 in flight", "of ceiling, median"))));
         double kafka = r.get("W4", "Kafka", tx, "drain");
         double pipelined = r.get("W4", Workloads.KAFKA_PIPELINED, tx, "drain");
         double rawKafka = r.get("W4", "Kafka", raw, "drain");
@@ -306,7 +318,8 @@ final class Report {
                 "W4 drain to Kafka >= 55,000 events/s (the broker on the same two cores)",
                 format(bestKafka) + " events/s (" + which + ")",
                 bestKafka >= 55_000,
-                "txoutbox " + format(kafka) + " events/s with the default relay (1 batch in flight), "
+                "txoutbox " + format(kafka) + " events/s with the default relay ("
+                        + io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES + " batches in flight), "
                         + format(pipelined) + " with " + Workloads.PIPELINE + " in flight; raw SQL + the same Kafka"
                         + " producer reach " + format(rawKafka) + " events/s: broker, database and relay share 2"
                         + " cores; the no-op drain does " + format(r.get("W4", "no-op", tx, "drain")) + " events/s"));
@@ -392,6 +405,14 @@ final class Report {
                 format(p99) + " ms",
                 p99 <= 25,
                 "the hand-made outbox: " + format(r.get("W2", "2000/s", Workloads.RAW, "p99")) + " ms"));
+        double halfP99 = r.get("W2", Workloads.HALF_CEILING, remote, "p99");
+        t.add(row(
+                "W2 cross-process at half the producers-alone ceiling: p99 <= 25 ms",
+                format(halfP99) + " ms at " + format(r.get("W2", Workloads.HALF_CEILING, remote, "rate")) + " events/s",
+                halfP99 <= 25,
+                "p50 " + format(r.get("W2", Workloads.HALF_CEILING, remote, "p50")) + " ms, max "
+                        + format(r.get("W2", Workloads.HALF_CEILING, remote, "max")) + " ms; the hand-made outbox p99 "
+                        + format(r.get("W2", Workloads.HALF_CEILING, Workloads.RAW, "p99")) + " ms"));
         double best = r.get("W2", "highest sustainable", remote, "rate");
         double ceiling = r.get("W2", "highest sustainable", Workloads.CEILING, "rate");
         t.add(row(

@@ -77,6 +77,8 @@ final class Workloads {
     private final AtomicLong seq = new AtomicLong();
     /** The fillfactor drains set on their table before loading; 0 keeps txoutbox's DDL (50). */
     private int fillfactor;
+    /** The batches in flight txoutbox's drains set; 0 leaves the relay's default. */
+    int inFlight;
 
     Workloads(Pg pg, Sizes sizes, Results results, Supplier<KafkaBroker> kafka) {
         this.pg = pg;
@@ -477,6 +479,7 @@ final class Workloads {
         pg.exec("CREATE TABLE " + orders + " (id bigserial PRIMARY KEY, customer text NOT NULL,"
                 + " amount numeric(12,2) NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
         String businessInsert = "INSERT INTO " + orders + " (customer, amount) VALUES (?, ?)";
+        int ceilingRate = 0;
         for (String variant : List.of(CEILING, TX_REMOTE, TX_IN_JVM, FOREIGN_POLL, FOREIGN_TRIGGER, RAW, PEER)) {
             Recorder rec = new Recorder(true);
             AtomicReference<Recorder> current = new AtomicReference<>(rec);
@@ -568,7 +571,10 @@ final class Workloads {
                 try {
                     List<Integer> rates = new ArrayList<>(sizes.w2Rates());
                     int fixed = rates.size();
-                    rates.addAll(sizes.w2Search());
+                    rates.addAll(confirming && ceilingRate > 0 ? searchUpTo(ceilingRate) : sizes.w2Search());
+                    if (confirming && ceilingRate > 0) {
+                        halfCeiling(variant, ceilingRate, producers, produce, current);
+                    }
                     int bestRate = 0;
                     for (int i = 0; i < rates.size(); i++) {
                         int rate = rates.get(i);
@@ -606,6 +612,9 @@ final class Workloads {
                                             ? "; sustained = producers reach 95% of the rate and end <= 500 ms late, every"
                                                     + " event confirmed within 5 s, p99 <= 500 ms"
                                             : "; producers alone: they reach 95% of the rate and end <= 500 ms late"));
+                    if (!confirming) {
+                        ceilingRate = bestRate;
+                    }
                 } finally {
                     for (int i = open.size() - 1; i >= 0; i--) {
                         open.get(i).close();
@@ -620,6 +629,45 @@ final class Workloads {
             dropPeerTables();
         }
         pg.exec("DROP TABLE " + orders);
+    }
+
+    /** W2's cell at half the producers-alone ceiling of this run. */
+    static final String HALF_CEILING = "half the ceiling";
+
+    /**
+     * The search rates of a variant with a relay: the fixed ones below the producers-alone ceiling of this
+     * run, then 90% of it and the ceiling itself (no variant with a relay can go past the producers alone).
+     */
+    private List<Integer> searchUpTo(int ceiling) {
+        java.util.TreeSet<Integer> rates = new java.util.TreeSet<>();
+        for (int rate : sizes.w2Search()) {
+            if (rate < ceiling) {
+                rates.add(rate);
+            }
+        }
+        rates.add(Math.max(1, ceiling * 9 / 10 / 100 * 100));
+        rates.add(ceiling);
+        return new ArrayList<>(rates);
+    }
+
+    /** Runs one level at half the ceiling and reports its rate, latencies and worst latency. */
+    private void halfCeiling(
+            String variant, int ceiling, ExecutorService producers, Produce produce, AtomicReference<Recorder> current)
+            throws Exception {
+        int half = Math.max(1, ceiling / 2);
+        Recorder rec = new Recorder(true);
+        current.set(rec);
+        Level level = openLoop(half, producers, produce, rec, true);
+        results.add(
+                "W2",
+                HALF_CEILING,
+                variant,
+                "rate",
+                half,
+                "events/s",
+                "half the producers-alone ceiling of this run (" + ceiling + " events/s)");
+        report(variant, HALF_CEILING, level, true);
+        results.add("W2", HALF_CEILING, variant, "max", level.latencies().getMaxValue() / 1000.0, "ms", "");
     }
 
     private Relay startRelay(Outbox outbox, AtomicReference<Recorder> current) {
@@ -797,6 +845,7 @@ final class Workloads {
             drain("W4", "Kafka", v, v.equals(PEER) ? sizes.peerBacklog() : n, 1, Drain.KAFKA);
         }
         drain("W4", KAFKA_PIPELINED, TXOUTBOX, n, 1, Drain.KAFKA, Drain.PIPELINED);
+        new DrainRounds(this, results, "W4").run(n);
         ofCeiling("W4", "no-op", "no-op", "txoutbox / raw SQL");
         results.add(
                 "W4",
@@ -907,7 +956,7 @@ final class Workloads {
         }
     }
 
-    private void drain(String workload, String scenario, String variant, int backlog, int consumers, Drain... how)
+    void drain(String workload, String scenario, String variant, int backlog, int consumers, Drain... how)
             throws Exception {
         java.util.Set<Drain> options = java.util.EnumSet.noneOf(Drain.class);
         options.addAll(List.of(how));
@@ -1114,12 +1163,14 @@ final class Workloads {
                 : noopPublisher(new AtomicReference<>(rec));
         opened.add(publisher);
         for (int i = 0; i < consumers; i++) {
-            Relay relay = outbox.relay(publisher)
+            Relay.Builder builder = outbox.relay(publisher)
                     .name("drain-" + i)
                     .batchSize(RELAY_BATCH)
-                    .maxInFlightBatches(options.contains(Drain.PIPELINED) ? PIPELINE : 1)
-                    .listener(counting(new AtomicReference<>(rec)))
-                    .build();
+                    .listener(counting(new AtomicReference<>(rec)));
+            if (options.contains(Drain.PIPELINED) || inFlight > 0) {
+                builder.maxInFlightBatches(options.contains(Drain.PIPELINED) ? PIPELINE : inFlight);
+            }
+            Relay relay = builder.build();
             relay.start();
             opened.add(relay);
         }

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  * publish and mark return it. Ordered mode keeps its guarantee without help: a claim takes only the
  * head of each aggregate, and an aggregate whose head is in flight has no head to claim until its mark.
  *
- * <p>With one slot (the default) there is no pipeline: the relay thread publishes and marks each batch
+ * <p>With one slot ({@code maxInFlightBatches(1)}) there is no pipeline: the relay thread publishes and marks each batch
  * itself before it claims the next, and what fails there reaches the relay's loop as before.
  */
 final class Pipeline {

@@ -134,8 +134,12 @@ public interface Relay extends AutoCloseable {
         /** The default shortest sleep between claims, after one that found work. */
         public static final Duration DEFAULT_MIN_POLL_INTERVAL = Duration.ofMillis(25);
 
-        /** Batches in flight by default: one, no pipelining. */
-        public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 1;
+        /**
+         * Batches in flight by default: two, so that the claim of the next batch overlaps the publish and
+         * mark of the one before (W4 in BENCHMARKS.md), at the cost of one more connection (see {@link
+         * #connectionsAtOnce(int, boolean)}).
+         */
+        public static final int DEFAULT_MAX_IN_FLIGHT_BATCHES = 2;
         /** The most batches a pipelining relay has in flight. */
         public static final int MAX_IN_FLIGHT_BATCHES = 16;
 
@@ -197,12 +201,31 @@ public interface Relay extends AutoCloseable {
          * claimed and not yet marked, so that a slow broker round trip does not idle the database. Ordered
          * mode keeps its guarantee: an aggregate never has two events in flight.
          *
-         * @param maxInFlightBatches 1 (no pipelining, the default) to {@value #MAX_IN_FLIGHT_BATCHES}
+         * <p>A relay holds up to {@link #connectionsAtOnce(int, boolean)} connections of the pool at once;
+         * 1 turns pipelining off (one connection, and batches finish in claim order).
+         *
+         * @param maxInFlightBatches 1 (no pipelining) to {@value #MAX_IN_FLIGHT_BATCHES} (default {@value
+         *     #DEFAULT_MAX_IN_FLIGHT_BATCHES})
          * @return this builder
          */
         public Builder maxInFlightBatches(int maxInFlightBatches) {
             this.maxInFlightBatches = maxInFlightBatches;
             return this;
+        }
+
+        /**
+         * The most connections one relay borrows from its pool at once, what to size the pool for (plus
+         * what the application itself needs): with one batch in flight, one connection (claim, publish and
+         * mark take turns); with more, one per batch in flight (its claim, or its mark) and one for the relay
+         * thread's other statements (the next due time, the purge); and one more for the {@code LISTEN}
+         * connection of a listening relay on PostgreSQL.
+         *
+         * @param maxInFlightBatches the relay's {@link #maxInFlightBatches(int)}
+         * @param listen whether it listens ({@link #listen(boolean)}) on a database that has notifications
+         * @return the connections it may hold at once
+         */
+        public static int connectionsAtOnce(int maxInFlightBatches, boolean listen) {
+            return (maxInFlightBatches <= 1 ? 1 : maxInFlightBatches + 1) + (listen ? 1 : 0);
         }
 
         /**

@@ -185,7 +185,7 @@ final class ConfigLoader {
         ServerConfig.Relay relay = relay(s.object("relay"));
         LibraryChecks.source(s.path(), name, table, relay);
         LibraryChecks.outbox(s.path(), table, dialect, publishedPartitions);
-        int poolSize = s.integer("pool-size", relay.instances() + 2, 2, 100);
+        int poolSize = s.integer("pool-size", Math.min(100, defaultPoolSize(relay)), 2, 100);
         if (poolSize < relay.instances() + 1) {
             throw new ConfigException(
                     s.key("pool-size"),
@@ -213,6 +213,18 @@ final class ConfigLoader {
                 connectTimeout,
                 relay,
                 routes);
+    }
+
+    /**
+     * @return what the relay instances hold at once with their settings (the library's count, pipelining
+     *     and the listening connection included), and one for the admin API's queries
+     */
+    private static int defaultPoolSize(ServerConfig.Relay relay) {
+        int inFlight = relay.maxInFlightBatches() != null
+                ? relay.maxInFlightBatches()
+                : io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES;
+        boolean listen = relay.listen() != null ? relay.listen() : io.txoutbox.relay.Relay.Builder.DEFAULT_LISTEN;
+        return relay.instances() * io.txoutbox.relay.Relay.Builder.connectionsAtOnce(inFlight, listen) + 1;
     }
 
     private static void checkJdbcUrl(String key, String url) {

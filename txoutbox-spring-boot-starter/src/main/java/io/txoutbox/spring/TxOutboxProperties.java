@@ -84,7 +84,8 @@ public record TxOutboxProperties(
      * @param name the relay's name: logs, metrics and the lease owner; letters, digits, '.', '_', '-'
      * @param batchSize rows per claim, 1 to 10,000; a full batch loops again at once
      * @param maxInFlightBatches batches claimed and not yet marked at once, 1 to 16: above 1 the relay
-     *     claims the next batch while the broker confirms one (pipelining)
+     *     claims the next batch while the broker confirms one (pipelining); default 2, and a relay holds up
+     *     to this many connections + 1 at once, plus its listening one
      * @param pollInterval the longest an idle relay sleeps: the safety net under wake-ups
      * @param minPollInterval the sleep after a claim that found work; it doubles with every empty claim up
      *     to poll-interval (unset: the core's default, 25 ms, or poll-interval where that is shorter)
