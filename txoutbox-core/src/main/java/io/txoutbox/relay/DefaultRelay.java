@@ -255,7 +255,7 @@ final class DefaultRelay implements Relay {
             pipeline.giveBack();
             return 0;
         }
-        pipeline.finish(() -> cycle.finish(batch));
+        pipeline.finish(detach -> cycle.finish(batch, detach));
         return batch.claim().size();
     }
 
