@@ -244,6 +244,11 @@ final class DefaultRelay implements Relay {
         if (!pipeline.take()) {
             return 0;
         }
+        if (!running) {
+            // The relay stopped while this thread waited for a slot: claim nothing more.
+            pipeline.giveBack();
+            return 0;
+        }
         RelayCycle.Claimed batch;
         try {
             batch = cycle.claim();
