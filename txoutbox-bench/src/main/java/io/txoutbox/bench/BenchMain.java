@@ -108,6 +108,9 @@ public final class BenchMain {
             if (only.contains("W6")) {
                 new Soak(sizes, results).run();
             }
+            if (only.contains(RouteIsolation.WORKLOAD)) { // not in ALL: asked for by name (--only ROUTE)
+                new RouteIsolation(pg, sizes, results).run();
+            }
         }
         String loadEnd = Machine.loadAverage();
         Duration took = Duration.ofNanos(System.nanoTime() - t0);

@@ -3,13 +3,17 @@ package io.txoutbox.relay;
 import io.txoutbox.OutboxException;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.PublishPart;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -18,6 +22,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,18 +76,51 @@ final class BatchPublisher {
         }
     }
 
+    /** Told of each part of a batch confirmed while other parts are still out. */
+    @FunctionalInterface
+    interface EarlyParts {
+        /** Ignores early parts: the batch's outcomes count only when all are in. */
+        EarlyParts NONE = (indexes, outcomes) -> {};
+
+        /**
+         * Called on the thread waiting for the batch, before {@code publish} returns.
+         *
+         * @param indexes positions in the batch
+         * @param outcomes their outcomes, checked (never {@code null})
+         */
+        void settled(List<Integer> indexes, List<PublishOutcome> outcomes);
+    }
+
+    /** The outcomes of a part that completed while others were still out. */
+    private record Part(List<Integer> indexes, List<PublishOutcome> outcomes) {}
+
+    /** Put into the queue of news when the whole batch's result is in. */
+    private static final Object DONE = new Object();
+
     /**
      * @param events the batch, oldest first
      * @param claimStart when the claim started on this JVM's monotonic clock: the lease runs from then
      * @return one outcome per event
      */
     List<PublishOutcome> publish(List<ClaimedEvent> events, long claimStart) {
+        return publish(events, claimStart, EarlyParts.NONE);
+    }
+
+    /**
+     * @param events the batch, oldest first
+     * @param claimStart when the claim started on this JVM's monotonic clock: the lease runs from then
+     * @param early told of each part confirmed while others are still out
+     * @return one outcome per event (those of early parts included)
+     */
+    List<PublishOutcome> publish(List<ClaimedEvent> events, long claimStart, EarlyParts early) {
         CompletableFuture<List<PublishOutcome>> result = new CompletableFuture<>();
+        LinkedBlockingQueue<Object> news = new LinkedBlockingQueue<>();
+        result.whenComplete((outcomes, error) -> news.add(DONE));
         List<ClaimedEvent> batch = Collections.unmodifiableList(events);
         long callStart = System.nanoTime();
         long deadline = callStart + publishTimeout.toNanos();
         try {
-            caller().execute(() -> call(batch, result));
+            caller().execute(() -> call(batch, result, news));
         } catch (RejectedExecutionException e) {
             scope.reporter().error("publish", e);
             return allRetry(events, "publisher failed: " + RelayReporter.describe(e));
@@ -97,11 +135,15 @@ final class BatchPublisher {
                 long extendAt = leaseEnd - leaseMargin.toNanos();
                 long until = extendAt - deadline < 0 ? extendAt : deadline;
                 if (until - now > 0) {
-                    try {
-                        return checked(events, result.get(until - now, TimeUnit.NANOSECONDS));
-                    } catch (TimeoutException slice) {
-                        // the deadline or the time to extend the lease: decided below
+                    Object item = news.poll(until - now, TimeUnit.NANOSECONDS);
+                    if (result.isDone()) {
+                        return checked(events, result.get());
                     }
+                    if (item instanceof Part part) {
+                        early.settled(part.indexes(), part.outcomes());
+                        continue;
+                    }
+                    // otherwise the deadline or the time to extend the lease: decided below
                 }
                 now = System.nanoTime();
                 if (now - deadline < 0 && now - extendAt >= 0) {
@@ -129,31 +171,112 @@ final class BatchPublisher {
         }
     }
 
-    /** Runs on the publish thread: calls the publisher unless the relay gave up before the call started. */
-    private void call(List<ClaimedEvent> batch, CompletableFuture<List<PublishOutcome>> result) {
+    /**
+     * Runs on the publish thread: calls the publisher unless the relay gave up before the call started.
+     * Each part that completes while others are still out goes into {@code news}; the last completes
+     * {@code result} with the outcomes of the whole batch.
+     */
+    private void call(
+            List<ClaimedEvent> batch,
+            CompletableFuture<List<PublishOutcome>> result,
+            LinkedBlockingQueue<Object> news) {
         if (result.isDone()) {
             return;
         }
-        CompletableFuture<List<PublishOutcome>> stage;
+        List<PublishPart> parts;
         try {
-            stage = publisher.publish(batch).toCompletableFuture();
+            parts = publisher.publishParts(batch);
         } catch (RuntimeException | Error e) {
             result.completeExceptionally(new SyncFailure(e));
             return;
         }
-        stage.whenComplete((outcomes, error) -> {
-            if (error != null) {
-                result.completeExceptionally(error);
-            } else {
-                result.complete(outcomes);
+        String invalid = invalidParts(parts, batch.size());
+        if (invalid != null) {
+            for (PublishPart p : parts == null ? List.<PublishPart>of() : parts) {
+                if (p != null) {
+                    p.outcomes().toCompletableFuture().cancel(true);
+                }
             }
-        });
+            result.completeExceptionally(new OutboxException("relay '" + scope.name() + "': " + invalid));
+            return;
+        }
+        PublishOutcome[] all = new PublishOutcome[batch.size()];
+        AtomicInteger open = new AtomicInteger(parts.size());
+        List<CompletableFuture<List<PublishOutcome>>> stages = new ArrayList<>(parts.size());
+        for (PublishPart p : parts) {
+            stages.add(p.outcomes().toCompletableFuture());
+        }
+        for (int k = 0; k < parts.size(); k++) {
+            List<Integer> indexes = parts.get(k).indexes();
+            stages.get(k).whenComplete((outcomes, error) -> {
+                List<PublishOutcome> checked = checkedPart(indexes, outcomes, error);
+                for (int j = 0; j < indexes.size(); j++) {
+                    all[indexes.get(j)] = checked.get(j);
+                }
+                // The decrement publishes the writes above to whoever sees the count reach zero.
+                if (open.decrementAndGet() == 0) {
+                    result.complete(Arrays.asList(all));
+                } else {
+                    news.add(new Part(indexes, checked));
+                }
+            });
+        }
         // A batch the relay gave up on while publish() blocked: the broker's confirmations no longer count.
         result.whenComplete((outcomes, error) -> {
             if (result.isCancelled()) {
-                stage.cancel(true);
+                stages.forEach(stage -> stage.cancel(true));
             }
         });
+    }
+
+    /** @return why the parts do not hold each position of the batch exactly once, or {@code null} */
+    private static String invalidParts(List<PublishPart> parts, int size) {
+        if (parts == null || parts.isEmpty()) {
+            return "the publisher returned no parts for " + size + " events; they must hold every event once";
+        }
+        boolean[] seen = new boolean[size];
+        int count = 0;
+        for (PublishPart p : parts) {
+            if (p == null) {
+                return "the publisher returned a null part";
+            }
+            for (int i : p.indexes()) {
+                if (i < 0 || i >= size || seen[i]) {
+                    return "the publisher's parts name event " + i + " of " + size
+                            + (i < 0 || i >= size ? " (out of range)" : " twice");
+                }
+                seen[i] = true;
+                count++;
+            }
+        }
+        return count == size ? null : "the publisher's parts hold " + count + " of " + size + " events";
+    }
+
+    /** A part's outcomes: one per index, a failed or malformed part retried as a whole. */
+    private List<PublishOutcome> checkedPart(List<Integer> indexes, List<PublishOutcome> outcomes, Throwable error) {
+        if (error != null) {
+            Throwable cause =
+                    error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (!(cause instanceof CancellationException)) {
+                scope.reporter().error("publish", cause);
+            }
+            return Collections.nCopies(
+                    indexes.size(), PublishOutcome.retry("publish failed: " + RelayReporter.describe(cause)));
+        }
+        if (outcomes == null || outcomes.size() != indexes.size()) {
+            OutboxException e = new OutboxException("relay '" + scope.name() + "': the publisher returned "
+                    + (outcomes == null ? "null" : outcomes.size() + " outcomes") + " for " + indexes.size()
+                    + " events; it must return one outcome per event");
+            scope.reporter().error("publish", e);
+            return Collections.nCopies(indexes.size(), PublishOutcome.retry(e.getMessage()));
+        }
+        List<PublishOutcome> checked = new ArrayList<>(outcomes);
+        for (int i = 0; i < checked.size(); i++) {
+            if (checked.get(i) == null) {
+                checked.set(i, PublishOutcome.retry("the publisher returned no outcome for this event"));
+            }
+        }
+        return checked;
     }
 
     /** @return the new end of the lease on this JVM's monotonic clock */

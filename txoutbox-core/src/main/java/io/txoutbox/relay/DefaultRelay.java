@@ -244,6 +244,11 @@ final class DefaultRelay implements Relay {
         if (!pipeline.take()) {
             return 0;
         }
+        if (!running) {
+            // The relay stopped while this thread waited for a slot: claim nothing more.
+            pipeline.giveBack();
+            return 0;
+        }
         RelayCycle.Claimed batch;
         try {
             batch = cycle.claim();
@@ -255,7 +260,7 @@ final class DefaultRelay implements Relay {
             pipeline.giveBack();
             return 0;
         }
-        pipeline.finish(() -> cycle.finish(batch));
+        pipeline.finish(detach -> cycle.finish(batch, detach));
         return batch.claim().size();
     }
 

@@ -1,12 +1,13 @@
 package io.txoutbox.relay;
 
 import java.time.Duration;
-import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -16,13 +17,25 @@ import java.util.function.Consumer;
  * publish and mark return it. Ordered mode keeps its guarantee without help: a claim takes only the
  * head of each aggregate, and an aggregate whose head is in flight has no head to claim until its mark.
  *
- * <p>With one slot ({@code maxInFlightBatches(1)}) there is no pipeline: the relay thread publishes and marks each batch
- * itself before it claims the next, and what fails there reaches the relay's loop as before.
+ * <p>A batch whose publisher confirmed and marked part of it while the rest is still out (one slow
+ * route among fast ones) may <em>detach</em>: it gives its slot back early, so that the relay claims the
+ * next batch instead of holding the fast routes to the slow one's pace. At most {@link #MAX_DETACHED}
+ * batches are detached at once; beyond that a batch keeps its slot until it is marked, which slows the
+ * relay to the slow route's pace rather than let its work pile up. A detached batch stays within the
+ * publish timeout and keeps its lease like any other.
+ *
+ * <p>Batches are finished on finishing threads, so that the relay thread can go on claiming when a
+ * batch detaches; with one slot ({@code maxInFlightBatches(1)}) the relay thread still waits for each batch to be marked
+ * (or detached) before it claims the next.
  */
 final class Pipeline {
+    /** Batches of one relay that may be detached at once (each holds a finishing thread while out). */
+    static final int MAX_DETACHED = 32;
+
     private final int slots;
     private final Semaphore free;
-    private final Executor finishers;
+    private final Semaphore detachable = new Semaphore(MAX_DETACHED);
+    private final ThreadPoolExecutor finishers;
     private final Consumer<Throwable> failures;
 
     /**
@@ -35,14 +48,9 @@ final class Pipeline {
         this.slots = maxInFlightBatches;
         this.free = new Semaphore(maxInFlightBatches);
         this.failures = failures;
-        if (maxInFlightBatches == 1) {
-            this.finishers = Runnable::run;
-        } else {
-            ThreadPoolExecutor pool = new ThreadPoolExecutor(
-                    maxInFlightBatches, maxInFlightBatches, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
-            pool.allowCoreThreadTimeOut(true);
-            this.finishers = pool;
-        }
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                0, 2 * maxInFlightBatches + MAX_DETACHED, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), threads);
+        this.finishers = pool;
     }
 
     /**
@@ -65,25 +73,46 @@ final class Pipeline {
         free.release();
     }
 
-    /** Finishes a claimed batch on a finishing thread; the slot taken for its claim is returned after. */
-    void finish(Runnable publishAndMark) {
-        if (slots == 1) {
-            try {
-                publishAndMark.run();
-            } finally {
+    /**
+     * Finishes a claimed batch on a finishing thread; the slot taken for its claim is returned after, or
+     * when the batch detaches.
+     *
+     * @param publishAndMark publishes and marks the batch; the runnable it is given detaches the batch
+     *     (returns its slot early) when a detached place is free, and does nothing otherwise or again
+     */
+    void finish(Consumer<Runnable> publishAndMark) {
+        AtomicBoolean detached = new AtomicBoolean();
+        Runnable detach = () -> {
+            if (!detached.get() && detachable.tryAcquire()) {
+                detached.set(true);
                 free.release();
             }
-            return;
-        }
-        finishers.execute(() -> {
+        };
+        Runnable task = () -> {
             try {
-                publishAndMark.run();
+                publishAndMark.accept(detach);
             } catch (RuntimeException | Error e) {
                 failures.accept(e);
             } finally {
-                free.release();
+                if (detached.get()) {
+                    detachable.release();
+                } else {
+                    free.release();
+                }
             }
-        });
+        };
+        try {
+            finishers.execute(task);
+        } catch (RejectedExecutionException e) {
+            // Every finishing thread is busy (cannot be: slots and detached places bound them) or the relay
+            // is stopping: finish here rather than leave the batch to its lease.
+            task.run();
+        }
+    }
+
+    /** @return batches detached: partly marked, the rest still out */
+    int detached() {
+        return MAX_DETACHED - detachable.availablePermits();
     }
 
     /** @return batches claimed and not yet marked */
@@ -98,9 +127,7 @@ final class Pipeline {
      * @return whether all finished within the timeout
      */
     boolean drain(Duration timeout) {
-        if (!(finishers instanceof ThreadPoolExecutor pool)) {
-            return true;
-        }
+        ThreadPoolExecutor pool = finishers;
         pool.shutdown();
         try {
             return pool.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);

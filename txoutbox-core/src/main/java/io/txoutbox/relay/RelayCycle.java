@@ -100,43 +100,105 @@ final class RelayCycle {
      * @return how many rows the batch had, readable or not
      */
     int finish(Claimed claimed) {
+        return finish(claimed, () -> {});
+    }
+
+    /**
+     * The second half of a cycle, for a publisher that confirms a batch in parts: each part confirmed
+     * while others are still out is marked at once, and then {@code detach} is called, so that the relay
+     * may claim again while the rest of the batch is out.
+     *
+     * @param claimed the batch
+     * @param detach called after a part was marked early (possibly more than once)
+     * @return how many rows the batch had, readable or not
+     */
+    int finish(Claimed claimed, Runnable detach) {
         ClaimResult claim = claimed.claim();
         long claimStart = claimed.claimStart();
         List<ClaimedEvent> events = claim.events();
+        boolean[] marked = new boolean[events.size()];
+        long startNanos = System.nanoTime();
+        BatchPublisher.EarlyParts early = (indexes, outcomes) -> {
+            List<ClaimedEvent> part = new ArrayList<>(indexes.size());
+            for (int i : indexes) {
+                part.add(events.get(i));
+                marked[i] = true;
+            }
+            markPart(claim, part, outcomes, Duration.ofNanos(System.nanoTime() - startNanos), false);
+            detach.run();
+        };
         Duration publishDuration = Duration.ZERO;
-        Instant now;
-        List<Completion> completions = new ArrayList<>(claim.size());
-        List<PublishOutcome> finals = new ArrayList<>(events.size());
+        List<ClaimedEvent> rest = new ArrayList<>(events.size());
+        List<PublishOutcome> restOutcomes = new ArrayList<>(events.size());
         try {
-            long startNanos = System.nanoTime();
-            List<PublishOutcome> outcomes = events.isEmpty() ? List.of() : publisher.publish(events, claimStart);
+            List<PublishOutcome> outcomes = events.isEmpty() ? List.of() : publisher.publish(events, claimStart, early);
             publishDuration = Duration.ofNanos(System.nanoTime() - startNanos);
-            now = scope.clock().instant();
             for (int i = 0; i < events.size(); i++) {
-                ClaimedEvent event = events.get(i);
-                PublishOutcome outcome = settlement.settle(event, outcomes.get(i));
-                finals.add(outcome);
-                completions.add(settlement.completion(event, outcome, now));
+                if (!marked[i]) {
+                    rest.add(events.get(i));
+                    restOutcomes.add(outcomes.get(i));
+                }
             }
         } catch (RuntimeException | Error e) {
             // The claim has committed and counted the attempt: whatever failed, the batch still ends in a
             // mark, or its attempts would climb past the budget with every expired lease.
             scope.reporter().error("publish", e);
-            now = safeNow();
-            completions.clear();
-            finals.clear();
+            rest.clear();
+            restOutcomes.clear();
             PublishOutcome failed = PublishOutcome.retry(
                     "relay '" + scope.name() + "' failed before marking: " + RelayReporter.describe(e));
-            for (ClaimedEvent event : events) {
-                PublishOutcome outcome = settlement.settle(event, failed);
-                finals.add(outcome);
-                completions.add(settlement.safeCompletion(event, outcome, now));
+            for (int i = 0; i < events.size(); i++) {
+                if (!marked[i]) {
+                    rest.add(events.get(i));
+                    restOutcomes.add(failed);
+                }
             }
         }
-        for (Map.Entry<UUID, String> bad : claim.unreadable().entrySet()) {
+        markPart(claim, rest, restOutcomes, publishDuration, true);
+        return claim.size();
+    }
+
+    /**
+     * Settles and marks events of a claimed batch (with the batch's unreadable rows, once) and reports them.
+     *
+     * @param claim the batch they belong to
+     * @param events some of its events
+     * @param outcomes their publish outcomes
+     * @param publishDuration how long they took
+     * @param last whether this is the batch's last mark, which takes its unreadable and quarantined rows
+     */
+    private void markPart(
+            ClaimResult claim,
+            List<ClaimedEvent> events,
+            List<PublishOutcome> outcomes,
+            Duration publishDuration,
+            boolean last) {
+        Instant now = safeNow();
+        List<Completion> completions = new ArrayList<>(events.size());
+        List<PublishOutcome> finals = new ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            ClaimedEvent event = events.get(i);
+            PublishOutcome outcome = outcomes.get(i);
+            Completion completion;
+            try {
+                outcome = settlement.settle(event, outcome);
+                completion = settlement.completion(event, outcome, now);
+            } catch (RuntimeException e) {
+                scope.reporter().error("publish", e);
+                outcome = settlement.settle(
+                        event,
+                        PublishOutcome.retry(
+                                "relay '" + scope.name() + "' failed before marking: " + RelayReporter.describe(e)));
+                completion = settlement.safeCompletion(event, outcome, now);
+            }
+            finals.add(outcome);
+            completions.add(completion);
+        }
+        Map<UUID, String> unreadable = last ? claim.unreadable() : Map.of();
+        for (Map.Entry<UUID, String> bad : unreadable.entrySet()) {
             completions.add(new Completion(bad.getKey(), Outcome.DEAD, null, bad.getValue()));
         }
-        if (!claim.quarantined().isEmpty()) {
+        if (last && !claim.quarantined().isEmpty()) {
             scope.reporter().quarantined(claim.quarantined().size());
             log.warn(
                     "txoutbox: relay '{}' marked {} rows dead whose id cannot be read: {}",
@@ -145,23 +207,23 @@ final class RelayCycle {
                     claim.quarantined());
         }
         if (completions.isEmpty()) {
-            return claim.size();
+            return;
         }
 
         Optional<Set<UUID>> marks = complete(completions, now);
         if (marks.isEmpty()) {
-            // The database refused every try: nothing was marked, and the lease will bring the batch back.
-            report(claim, finals, publishDuration, Set.of());
-            return claim.size();
+            // The database refused every try: nothing was marked, and the lease will bring the rows back.
+            report(events, finals, unreadable.size(), publishDuration, Set.of());
+            return;
         }
-        Set<UUID> marked = marks.get();
+        Set<UUID> markedIds = marks.get();
         Set<UUID> fencedIds = new HashSet<>();
         for (Completion c : completions) {
-            if (!marked.contains(c.id())) {
+            if (!markedIds.contains(c.id())) {
                 fencedIds.add(c.id());
             }
         }
-        scope.reporter().marked(events, finals, fencedIds, claim.unreadable().keySet());
+        scope.reporter().marked(events, finals, fencedIds, unreadable.keySet());
         if (!fencedIds.isEmpty()) {
             log.warn(
                     "txoutbox: relay '{}' lost the lease of {} of {} events before marking them (lease {} ms);"
@@ -171,27 +233,24 @@ final class RelayCycle {
                     completions.size(),
                     scope.lease().toMillis());
         }
-        if (!claim.unreadable().isEmpty()) {
+        if (!unreadable.isEmpty()) {
             log.warn(
                     "txoutbox: relay '{}' marked {} unreadable rows dead: {}",
                     scope.name(),
-                    claim.unreadable().size(),
-                    claim.unreadable());
+                    unreadable.size(),
+                    unreadable);
         }
-        report(claim, finals, publishDuration, fencedIds);
-        return claim.size();
+        report(events, finals, unreadable.size(), publishDuration, fencedIds);
     }
 
-    /** Tells the listener how a batch ended: its final outcomes, and which rows another relay took over. */
-    private void report(ClaimResult claim, List<PublishOutcome> finals, Duration publishDuration, Set<UUID> fenced) {
-        scope.reporter()
-                .batch(new BatchReport(
-                        scope.name(),
-                        claim.events(),
-                        finals,
-                        publishDuration,
-                        fenced,
-                        claim.unreadable().size()));
+    /** Tells the listener how (part of) a batch ended: final outcomes, and which rows another relay took over. */
+    private void report(
+            List<ClaimedEvent> events,
+            List<PublishOutcome> finals,
+            int unreadable,
+            Duration publishDuration,
+            Set<UUID> fenced) {
+        scope.reporter().batch(new BatchReport(scope.name(), events, finals, publishDuration, fenced, unreadable));
     }
 
     private Instant safeNow() {

@@ -29,6 +29,21 @@ public interface Publisher extends AutoCloseable {
      */
     CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch);
 
+    /**
+     * Publishes a batch in parts that are confirmed independently, for a publisher that sends one batch to
+     * several brokers or routes: the relay marks each part as soon as it completes, and may claim the
+     * next batch while a slow part is still out (a bounded number of such batches per relay, each within
+     * the publish timeout and its lease kept), so that one slow destination does not hold back the
+     * others. The parts must hold every position of the batch exactly once; a batch whose parts do not
+     * is retried as a whole. The default is one part, {@link #publish}: today's behaviour.
+     *
+     * @param batch the claimed events, never empty
+     * @return the parts, together holding each position of the batch once
+     */
+    default List<PublishPart> publishParts(List<ClaimedEvent> batch) {
+        return List.of(PublishPart.whole(batch.size(), publish(batch)));
+    }
+
     /** Releases what the publisher created. The relay never calls it: whoever built the publisher does. */
     @Override
     default void close() {}

@@ -33,7 +33,8 @@ public interface RelayListener {
     default void onError(String relay, String phase, Throwable error) {}
 
     /**
-     * One finished batch.
+     * One finished batch, or one part of it: a publisher that confirms a batch in parts ({@link
+     * Publisher#publishParts}) has each part confirmed early reported on its own, and the rest after.
      *
      * @param relay the relay's name
      * @param events the claimed events, in publish order

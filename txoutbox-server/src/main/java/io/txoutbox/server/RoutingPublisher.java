@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.PublishPart;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +26,10 @@ import java.util.concurrent.TimeoutException;
  * back in batch order. An event that no route matches is dead with the reason (a silent skip would
  * lose it).
  *
- * <p>One broker's trouble stays its own: a transport that fails as a whole makes its own events retry,
+ * <p>One broker's trouble stays its own: each route's events are a part of the batch of their own
+ * ({@link #publishParts}), which the relay marks as soon as that route confirms, so that a slow route
+ * does not hold back a fast one's events (nor, with the relay claiming on meanwhile, its next ones); a
+ * transport that fails as a whole makes its own events retry,
  * not the others'; a route that does not confirm within the route deadline (a little less than the
  * relay's publish timeout) has its events retried while the other routes' confirmations count, so the
  * batch never times out as a whole and re-publishes what other brokers already took; and a route whose
@@ -121,18 +125,39 @@ final class RoutingPublisher implements Publisher {
     @Override
     public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
         PublishOutcome[] outcomes = new PublishOutcome[batch.size()];
+        List<CompletableFuture<Void>> waits = new ArrayList<>();
+        for (PublishPart part : publishParts(batch)) {
+            waits.add(part.outcomes().toCompletableFuture().thenAccept(list -> {
+                for (int j = 0; j < list.size(); j++) {
+                    outcomes[part.indexes().get(j)] = list.get(j);
+                }
+            }));
+        }
+        return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).thenApply(v -> Arrays.asList(outcomes));
+    }
+
+    /**
+     * One part per route (and one for the events no route takes, or a route holds back), so that the
+     * relay marks each route's events when that route confirms, never waiting for a slower route. Each
+     * part completes normally, at the latest at the route deadline.
+     */
+    @Override
+    public List<PublishPart> publishParts(List<ClaimedEvent> batch) {
+        List<Integer> settledIndexes = new ArrayList<>();
+        List<PublishOutcome> settled = new ArrayList<>();
         Map<Integer, List<Integer>> byTarget = new LinkedHashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             int t = route(batch.get(i).eventType());
             if (t < 0) {
-                outcomes[i] = PublishOutcome.dead(
+                settledIndexes.add(i);
+                settled.add(PublishOutcome.dead(
                         "no route matches event type '" + batch.get(i).eventType() + "' (routes: "
-                                + targets.stream().map(Target::types).toList() + ")");
+                                + targets.stream().map(Target::types).toList() + ")"));
             } else {
                 byTarget.computeIfAbsent(t, k -> new ArrayList<>()).add(i);
             }
         }
-        List<CompletableFuture<Void>> parts = new ArrayList<>();
+        List<PublishPart> parts = new ArrayList<>();
         for (Map.Entry<Integer, List<Integer>> e : byTarget.entrySet()) {
             Target target = targets.get(e.getKey());
             RouteStats route = stats.get(e.getKey());
@@ -143,7 +168,8 @@ final class RoutingPublisher implements Publisher {
                         + " until " + heldUntil + " so that other routes are not held up; last error: "
                         + route.snapshot().lastError();
                 for (int i : indexes) {
-                    outcomes[i] = PublishOutcome.retryNotBefore(reason, heldUntil);
+                    settledIndexes.add(i);
+                    settled.add(PublishOutcome.retryNotBefore(reason, heldUntil));
                 }
                 route.heldBack(indexes.size());
                 continue;
@@ -161,7 +187,7 @@ final class RoutingPublisher implements Publisher {
             } catch (RuntimeException ex) {
                 f = CompletableFuture.failedFuture(ex);
             }
-            parts.add(f.handle((list, error) -> {
+            parts.add(new PublishPart(indexes, f.handle((list, error) -> {
                 long took = System.nanoTime() - start;
                 boolean whole = error != null || list == null || list.size() != indexes.size();
                 String wholeReason = null;
@@ -176,9 +202,10 @@ final class RoutingPublisher implements Publisher {
                 int retry = 0;
                 int gone = 0;
                 String lastReason = wholeReason;
+                List<PublishOutcome> outcomes = new ArrayList<>(indexes.size());
                 for (int j = 0; j < indexes.size(); j++) {
                     PublishOutcome o = whole ? PublishOutcome.retry(wholeReason) : list.get(j);
-                    outcomes[indexes.get(j)] = o;
+                    outcomes.add(o);
                     switch (o.outcome()) {
                         case PUBLISHED -> ok++;
                         case RETRY -> retry++;
@@ -189,10 +216,13 @@ final class RoutingPublisher implements Publisher {
                     }
                 }
                 route.record(ok, retry, gone, whole, took, lastReason, clock.instant());
-                return null;
-            }));
+                return outcomes;
+            })));
         }
-        return CompletableFuture.allOf(parts.toArray(CompletableFuture[]::new)).thenApply(v -> Arrays.asList(outcomes));
+        if (!settledIndexes.isEmpty()) {
+            parts.add(new PublishPart(settledIndexes, CompletableFuture.completedFuture(settled)));
+        }
+        return parts;
     }
 
     private static Throwable unwrap(Throwable error) {
