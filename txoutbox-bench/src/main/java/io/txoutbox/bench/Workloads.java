@@ -534,7 +534,9 @@ final class Workloads {
                                     Pg.URL,
                                     Pg.USER,
                                     pg.schema,
-                                    table.substring(table.indexOf('.') + 1),
+                                    // Qualified: the notification channel is named after the schema too, as
+                                    // the producers' is; unqualified, the child listened on another channel.
+                                    table,
                                     RELAY_BATCH,
                                     current));
                         } else {
