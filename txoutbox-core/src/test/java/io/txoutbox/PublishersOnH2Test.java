@@ -170,6 +170,7 @@ class PublishersOnH2Test {
                 Publisher routed = Publishers.byEventType(Map.of("fast.*", fast, "slow.*", slow));
                 Relay relay = Relay.builder(store, InstantSource.system(), routed)
                         .batchSize(2)
+                        .maxInFlightBatches(1)
                         .build()) {
             appendPairs(store, 40, true); // 40 batches of one fast and one slow event
             relay.start();
