@@ -139,26 +139,28 @@ final class Report {
         for (Results.Row row : r.rows) {
             by.computeIfAbsent(row.workload(), k -> new ArrayList<>()).add(row);
         }
-        Map<String, String> titles = Map.of(
-                "W1",
-                "W1 append overhead (" + sizes.w1Threads() + " threads, median of " + sizes.w1Rounds()
-                        + " paired rounds)",
-                "W2",
-                "W2 commit-to-confirmation latency (open loop)",
-                "W3",
-                "W3 scaling: relays on one table at saturation",
-                "W4",
-                "W4 backlog drain",
-                "W5",
-                "W5 held horizon (W4 no-op with an open REPEATABLE READ snapshot)",
-                "ORD",
-                "Ordered mode against unordered (W4 no-op backlog)",
-                "EXP",
-                "Where the drain cost goes: round trips one after the other (W4's backlog), raw SQL doing"
-                        + " txoutbox's statements, and a lower fillfactor (W3's backlog, one consumer; compare with W3"
-                        + " \"1 relay\")",
-                "W6",
-                "W6 soak: steady open-loop appends, 2 relays, on an embedded PostgreSQL with autovacuum on");
+        Map<String, String> titles = Map.ofEntries(
+                Map.entry(
+                        "W1",
+                        "W1 append overhead (" + sizes.w1Threads() + " threads, median of " + sizes.w1Rounds()
+                                + " paired rounds)"),
+                Map.entry("W2", "W2 commit-to-confirmation latency (open loop)"),
+                Map.entry("W3", "W3 scaling: relays on one table at saturation"),
+                Map.entry("W4", "W4 backlog drain"),
+                Map.entry("W4R", "W4R default drain: paired rounds against raw SQL"),
+                Map.entry("W5", "W5 held horizon (W4 no-op with an open REPEATABLE READ snapshot)"),
+                Map.entry("ORD", "Ordered mode against unordered (W4 no-op backlog)"),
+                Map.entry(
+                        "EXP",
+                        "Where the drain cost goes: round trips one after the other (W4's backlog), raw SQL doing"
+                                + " txoutbox's statements, and a lower fillfactor (W3's backlog, one consumer; compare"
+                                + " with W3 \"1 relay\")"),
+                Map.entry("TENANT", "TENANT noisy tenant: a trickle beside another tenant's 1,000,000-event backlog"),
+                Map.entry("LATE", "LATE late commits: held transactions, foreign writers, unvacuumed dead entries"),
+                Map.entry("ROUTE", "ROUTE slow route: a fast route beside a 3 s webhook route"),
+                Map.entry(
+                        "W6",
+                        "W6 soak: steady open-loop appends, 2 relays, on an embedded PostgreSQL with autovacuum on"));
         for (Map.Entry<String, List<Results.Row>> e : by.entrySet()) {
             b.append("## ").append(titles.getOrDefault(e.getKey(), e.getKey())).append("\n\n");
             b.append(WORKLOAD_MARK).append(e.getKey()).append(" -->\n");
