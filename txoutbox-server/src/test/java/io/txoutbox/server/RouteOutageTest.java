@@ -146,9 +146,18 @@ class RouteOutageTest {
         assertThat(pending("order.placed")).isEqualTo(EACH);
         assertThat(count("SELECT count(*) FROM " + TABLE + " WHERE status = 'dead'"))
                 .isZero();
-        JsonNode routes = http("GET", "http://127.0.0.1:" + server.port() + "/api/sources/split/stats", TOKEN, null)
-                .json()
-                .path("routes");
+        // The Redis route's part is marked as soon as Redis confirms, before the Kafka part reaches its
+        // route deadline: wait for the Kafka route to count its first retry.
+        String stats = "http://127.0.0.1:" + server.port() + "/api/sources/split/stats";
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> http("GET", stats, TOKEN, null)
+                                .json()
+                                .path("routes")
+                                .get(0)
+                                .path("retried")
+                                .asLong()
+                        > 0);
+        JsonNode routes = http("GET", stats, TOKEN, null).json().path("routes");
         JsonNode kafkaRoute = routes.get(0);
         JsonNode redisRoute = routes.get(1);
         assertThat(kafkaRoute.path("name").asText()).isEqualTo("orders-to-kafka");
