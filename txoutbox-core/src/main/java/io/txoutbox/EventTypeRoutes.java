@@ -5,7 +5,6 @@ import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.PublishPart;
 import io.txoutbox.spi.Publisher;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -41,16 +40,7 @@ final class EventTypeRoutes implements Publisher {
 
     @Override
     public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
-        PublishOutcome[] outcomes = new PublishOutcome[batch.size()];
-        List<CompletableFuture<Void>> waits = new ArrayList<>();
-        for (PublishPart part : publishParts(batch)) {
-            waits.add(part.outcomes().toCompletableFuture().thenAccept(list -> {
-                for (int j = 0; j < list.size(); j++) {
-                    outcomes[part.indexes().get(j)] = list.get(j);
-                }
-            }));
-        }
-        return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).thenApply(v -> Arrays.asList(outcomes));
+        return PublishPart.joined(batch.size(), publishParts(batch));
     }
 
     @Override

@@ -1,7 +1,9 @@
 package io.txoutbox.spi;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.stream.IntStream;
 
@@ -28,5 +30,28 @@ public record PublishPart(List<Integer> indexes, CompletionStage<List<PublishOut
      */
     public static PublishPart whole(int size, CompletionStage<List<PublishOutcome>> outcomes) {
         return new PublishPart(IntStream.range(0, size).boxed().toList(), outcomes);
+    }
+
+    /**
+     * The other way round from {@link #whole}: the outcomes of a batch published in parts, for a publisher
+     * whose {@link Publisher#publish} is built from its {@link Publisher#publishParts}.
+     *
+     * @param size the batch's size
+     * @param parts parts whose indexes together cover {@code 0 .. size - 1} once each
+     * @return a stage completing, once every part has, with the outcomes in batch order; failing when a part
+     *     fails
+     */
+    public static CompletionStage<List<PublishOutcome>> joined(int size, List<PublishPart> parts) {
+        PublishOutcome[] outcomes = new PublishOutcome[size];
+        CompletableFuture<?>[] waits = new CompletableFuture<?>[parts.size()];
+        for (int p = 0; p < parts.size(); p++) {
+            PublishPart part = parts.get(p);
+            waits[p] = part.outcomes().toCompletableFuture().thenAccept(list -> {
+                for (int j = 0; j < list.size(); j++) {
+                    outcomes[part.indexes().get(j)] = list.get(j);
+                }
+            });
+        }
+        return CompletableFuture.allOf(waits).thenApply(v -> Arrays.asList(outcomes));
     }
 }

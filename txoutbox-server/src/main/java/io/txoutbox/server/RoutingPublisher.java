@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -124,16 +123,7 @@ final class RoutingPublisher implements Publisher {
 
     @Override
     public CompletionStage<List<PublishOutcome>> publish(List<ClaimedEvent> batch) {
-        PublishOutcome[] outcomes = new PublishOutcome[batch.size()];
-        List<CompletableFuture<Void>> waits = new ArrayList<>();
-        for (PublishPart part : publishParts(batch)) {
-            waits.add(part.outcomes().toCompletableFuture().thenAccept(list -> {
-                for (int j = 0; j < list.size(); j++) {
-                    outcomes[part.indexes().get(j)] = list.get(j);
-                }
-            }));
-        }
-        return CompletableFuture.allOf(waits.toArray(CompletableFuture[]::new)).thenApply(v -> Arrays.asList(outcomes));
+        return PublishPart.joined(batch.size(), publishParts(batch));
     }
 
     /**
