@@ -4,11 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -19,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -176,7 +171,7 @@ final class LateCommits {
         boolean foreign = kind.equals(FOREIGN);
         String table = freshTable(foreign);
         Connection snapshot = null;
-        Child relay = null;
+        RemoteRelay relay = null;
         Map<UUID, Long> steady = new ConcurrentHashMap<>();
         Map<UUID, Long> held = new ConcurrentHashMap<>();
         Map<UUID, Long> confirms = new ConcurrentHashMap<>();
@@ -194,7 +189,14 @@ final class LateCommits {
                             .table(table)
                             .dialect(Dialect.POSTGRESQL)
                             .build()) {
-                relay = new Child(table, variant.equals(AS_BEFORE), confirms);
+                relay = new RemoteRelay(
+                        variant.equals(AS_BEFORE) ? List.of("-Dtxoutbox.internal.look-behind=off") : List.of(),
+                        Pg.URL,
+                        Pg.USER,
+                        pg.schema,
+                        table,
+                        Workloads.RELAY_BATCH,
+                        confirms::putIfAbsent);
                 String byHand = "INSERT INTO " + table + " (id, aggregate_type, aggregate_id, event_type,"
                         + " payload, created_at, available_at) VALUES (?, 'order', ?, 'order.placed', ?, now(), now())";
                 Workloads.Produce steadyOne = () -> commit(pool, outbox, foreign, byHand, 0);
@@ -326,79 +328,5 @@ final class LateCommits {
     private void drop(String table) {
         pg.exec("DROP TABLE IF EXISTS " + table);
         pg.exec("DROP FUNCTION IF EXISTS " + table + "_wake()");
-    }
-
-    /** {@link RemoteRelayMain} in a child JVM, with or without the look-behind; collects its confirmations. */
-    private final class Child implements AutoCloseable {
-        private final Process process;
-        private final Thread reader;
-        private final CountDownLatch ready = new CountDownLatch(1);
-
-        Child(String table, boolean asBefore, Map<UUID, Long> confirms) throws IOException, InterruptedException {
-            String java = ProcessHandle.current()
-                    .info()
-                    .command()
-                    .orElse(Path.of(System.getProperty("java.home"), "bin", "java")
-                            .toString());
-            List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
-            if (asBefore) {
-                command.add("-Dtxoutbox.internal.look-behind=off");
-            }
-            command.addAll(List.of(
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    RemoteRelayMain.class.getName(),
-                    Pg.URL,
-                    Pg.USER,
-                    pg.schema,
-                    // Qualified: the channel is named after the schema too, as the producers' and the trigger's are.
-                    table,
-                    Integer.toString(Workloads.RELAY_BATCH)));
-            process = new ProcessBuilder(command)
-                    .redirectError(ProcessBuilder.Redirect.DISCARD)
-                    .start();
-            reader = new Thread(
-                    () -> {
-                        try (BufferedReader in = new BufferedReader(
-                                new InputStreamReader(process.getInputStream(), StandardCharsets.US_ASCII))) {
-                            String line;
-                            while ((line = in.readLine()) != null) {
-                                if (line.equals("ready")) {
-                                    ready.countDown();
-                                    continue;
-                                }
-                                int space = line.indexOf(' ');
-                                if (space > 0) {
-                                    confirms.putIfAbsent(
-                                            UUID.fromString(line.substring(0, space)),
-                                            Long.parseLong(line.substring(space + 1)));
-                                }
-                            }
-                        } catch (IOException | RuntimeException e) {
-                            // The child is gone.
-                        }
-                    },
-                    "late-relay-reader");
-            reader.setDaemon(true);
-            reader.start();
-            if (!ready.await(60, TimeUnit.SECONDS)) {
-                close();
-                throw new IllegalStateException("the remote relay did not start within 60 s");
-            }
-        }
-
-        @Override
-        public void close() {
-            process.destroy();
-            try {
-                if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-                reader.join(5_000);
-            } catch (InterruptedException e) {
-                process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

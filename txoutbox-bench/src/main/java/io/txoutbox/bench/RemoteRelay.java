@@ -5,10 +5,13 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 
 /** Starts {@link RemoteRelayMain} in a child JVM and feeds its confirmations to the current recorder. */
 final class RemoteRelay implements AutoCloseable {
@@ -18,21 +21,43 @@ final class RemoteRelay implements AutoCloseable {
 
     RemoteRelay(String url, String user, String schema, String table, int batchSize, AtomicReference<Recorder> current)
             throws IOException {
+        this(List.of(), url, user, schema, table, batchSize, (id, nanos) -> {
+            Recorder r = current.get();
+            r.confirmAt(id, nanos);
+            r.confirmedCount(1);
+        });
+    }
+
+    /**
+     * @param jvmOptions options for the child JVM before its class path (system properties)
+     * @param table the table, schema-qualified: the notification channel is named after the schema too
+     * @param confirm called with each confirmed event's id and its confirmation time ({@code System.nanoTime()})
+     */
+    RemoteRelay(
+            List<String> jvmOptions,
+            String url,
+            String user,
+            String schema,
+            String table,
+            int batchSize,
+            BiConsumer<UUID, Long> confirm)
+            throws IOException {
         String java = ProcessHandle.current()
                 .info()
                 .command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        process = new ProcessBuilder(
-                        java,
-                        "-Xmx512m",
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        RemoteRelayMain.class.getName(),
-                        url,
-                        user,
-                        schema,
-                        table,
-                        Integer.toString(batchSize))
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                RemoteRelayMain.class.getName(),
+                url,
+                user,
+                schema,
+                table,
+                Integer.toString(batchSize)));
+        process = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
         reader = new Thread(
@@ -49,13 +74,11 @@ final class RemoteRelay implements AutoCloseable {
                             if (space < 0) {
                                 continue;
                             }
-                            Recorder r = current.get();
-                            r.confirmAt(
+                            confirm.accept(
                                     UUID.fromString(line.substring(0, space)),
                                     Long.parseLong(line.substring(space + 1)));
-                            r.confirmedCount(1);
                         }
-                    } catch (IOException e) {
+                    } catch (IOException | RuntimeException e) {
                         // The child is gone.
                     }
                 },
