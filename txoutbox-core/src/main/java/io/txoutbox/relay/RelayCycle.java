@@ -1,5 +1,6 @@
 package io.txoutbox.relay;
 
+import io.txoutbox.OutboxStoreException;
 import io.txoutbox.spi.ClaimResult;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Completion;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +33,18 @@ final class RelayCycle {
 
     /** Attempts to mark a batch before leaving it to the lease (a re-publish later, never a loss). */
     static final int COMPLETE_TRIES = 3;
+
+    /**
+     * Attempts to mark a batch when the database says the failure is transient (a deadlock, a
+     * serialization failure): two relays' claims and marks on InnoDB deadlock now and then under load, and
+     * giving up after three quick tries published whole batches twice. The pauses between tries double
+     * from {@link #TRANSIENT_FIRST_PAUSE} up to {@link #TRANSIENT_MAX_PAUSE}, with jitter, about 3 s in
+     * all: well within the default lease, and a mark after the lease ended is fenced, never wrong.
+     */
+    static final int TRANSIENT_COMPLETE_TRIES = 8;
+
+    static final Duration TRANSIENT_FIRST_PAUSE = Duration.ofMillis(50);
+    static final Duration TRANSIENT_MAX_PAUSE = Duration.ofMillis(800);
 
     private final RelayScope scope;
     private final int batchSize;
@@ -262,29 +276,43 @@ final class RelayCycle {
     }
 
     /**
-     * Marks the batch; a failing database is retried briefly, then the lease decides (a re-publish).
+     * Marks the batch; a failing database is retried briefly (a transient failure longer, with jittered
+     * backoff), then the lease decides (a re-publish).
      *
      * @return the ids marked; empty when the database refused every try
      */
     private Optional<Set<UUID>> complete(List<Completion> completions, Instant now) {
         RuntimeException last = null;
-        for (int tries = 1; tries <= COMPLETE_TRIES; tries++) {
+        int tries = 0;
+        while (true) {
+            tries++;
             try {
                 return Optional.of(scope.store().complete(scope.owner(), completions, now, retainPublished));
             } catch (RuntimeException e) {
                 last = e;
                 scope.reporter().error("complete", e);
-                if (tries < COMPLETE_TRIES) {
-                    wake.await(Duration.ofMillis(100L * tries));
-                }
             }
+            boolean transientFailure = last instanceof OutboxStoreException s && s.isTransient();
+            if (tries >= (transientFailure ? TRANSIENT_COMPLETE_TRIES : COMPLETE_TRIES)) {
+                break;
+            }
+            // A stopping relay cuts the pause short and tries again: a batch it can still mark is not sent twice.
+            wake.await(transientFailure ? transientPause(tries) : Duration.ofMillis(100L * tries));
         }
         log.warn(
-                "txoutbox: relay '{}' could not mark a batch of {} events ({}); their lease will expire and they"
-                        + " will be published again",
+                "txoutbox: relay '{}' could not mark a batch of {} events after {} tries ({}); their lease will"
+                        + " expire and they will be published again",
                 scope.name(),
                 completions.size(),
+                tries,
                 last.getMessage());
         return Optional.empty();
+    }
+
+    /** @return the pause after the {@code tries}-th transient failure: doubling, capped, jittered by +-50% */
+    static Duration transientPause(int tries) {
+        long base = TRANSIENT_FIRST_PAUSE.toMillis() << Math.min(tries - 1, 16);
+        long capped = Math.min(base, TRANSIENT_MAX_PAUSE.toMillis());
+        return Duration.ofMillis(capped / 2 + ThreadLocalRandom.current().nextLong(capped + 1));
     }
 }
