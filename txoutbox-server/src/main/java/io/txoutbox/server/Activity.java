@@ -8,9 +8,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What the relays of one source did since the server started: totals and per-type counts of published,
@@ -32,6 +34,10 @@ final class Activity implements RelayListener {
     private final AtomicLong dead = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final Map<String, AtomicLong[]> byType = new ConcurrentHashMap<>();
+    /** The types with counts of their own: admitted under {@link #admission}, never more than {@code maxTypes}. */
+    private final Set<String> ownTypes = ConcurrentHashMap.newKeySet();
+
+    private final ReentrantLock admission = new ReentrantLock();
     private final int maxTypes;
     private final ArrayDeque<Point> history = new ArrayDeque<>();
     private volatile List<RouteStats> routes = List.of();
@@ -77,8 +83,18 @@ final class Activity implements RelayListener {
 
     /** The type itself while fewer than {@code maxTypes} have counts (or it has some), else the other row. */
     private String label(String type) {
-        if (byType.containsKey(type) || byType.size() < maxTypes) {
+        if (ownTypes.contains(type)) {
             return type;
+        }
+        // Batches end on several threads at once (two in flight by default): admitting a type must not be a
+        // check-then-act, or two threads that both saw room for one type would both add theirs.
+        admission.lock();
+        try {
+            if (ownTypes.contains(type) || ownTypes.size() < maxTypes && ownTypes.add(type)) {
+                return type;
+            }
+        } finally {
+            admission.unlock();
         }
         return AdminJson.OTHER_TYPE;
     }
