@@ -112,19 +112,15 @@ class ClaimAndMarkConflictTest extends OutboxTableTest {
         injectFault(outbox, "BEFORE DELETE", "true", sqlState, 5);
         List<OutboxEvent> appended = appendCommitted(outbox, List.of(event("o-1"), event("o-2"), event("o-3")));
         RecordingPublisher broker = new RecordingPublisher();
-        List<String> phases = new CopyOnWriteArrayList<>();
-        try (Relay relay = outbox.relay(broker)
-                .listener(new RelayListener() {
-                    @Override
-                    public void onError(String relayName, String phase, Throwable error) {
-                        phases.add(phase);
-                    }
-                })
-                .build()) {
+        List<Map.Entry<String, Throwable>> errors = new CopyOnWriteArrayList<>();
+        try (Relay relay =
+                outbox.relay(broker).listener(recordingErrors(errors)).build()) {
             assertThat(relay.runOnce()).isEqualTo(3);
             assertThat(relay.metrics().published()).isEqualTo(3);
         }
-        assertThat(phases).containsExactly("complete", "complete", "complete", "complete", "complete");
+        assertThat(errors)
+                .extracting(Map.Entry::getKey)
+                .containsExactly("complete", "complete", "complete", "complete", "complete");
         assertThat(broker.publishedIds())
                 .containsExactlyInAnyOrderElementsOf(
                         appended.stream().map(OutboxEvent::id).toList());
@@ -141,19 +137,17 @@ class ClaimAndMarkConflictTest extends OutboxTableTest {
         injectFault(outbox, "BEFORE DELETE", "true", "40001", TRANSIENT_MARK_TRIES);
         List<OutboxEvent> appended = appendCommitted(outbox, List.of(event("o-1"), event("o-2"), event("o-3")));
         RecordingPublisher broker = new RecordingPublisher();
-        List<String> phases = new CopyOnWriteArrayList<>();
+        List<Map.Entry<String, Throwable>> errors = new CopyOnWriteArrayList<>();
         try (Relay relay = outbox.relay(broker)
                 .leaseDuration(Duration.ofSeconds(1))
                 .publishTimeout(Duration.ofMillis(500))
-                .listener(new RelayListener() {
-                    @Override
-                    public void onError(String relayName, String phase, Throwable error) {
-                        phases.add(phase);
-                    }
-                })
+                .listener(recordingErrors(errors))
                 .build()) {
             assertThat(relay.runOnce()).isEqualTo(3);
-            assertThat(phases).hasSize(TRANSIENT_MARK_TRIES).containsOnly("complete");
+            assertThat(errors)
+                    .extracting(Map.Entry::getKey)
+                    .hasSize(TRANSIENT_MARK_TRIES)
+                    .containsOnly("complete");
             assertThat(broker.publishedCount()).isEqualTo(3);
             // Nothing was marked: the three rows are still there (their 1 s lease ran out during the tries).
             OutboxStats stats = outbox.admin().stats();
