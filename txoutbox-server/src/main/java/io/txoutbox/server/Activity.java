@@ -86,6 +86,9 @@ final class Activity implements RelayListener {
         if (ownTypes.contains(type)) {
             return type;
         }
+        if (ownTypes.size() >= maxTypes) {
+            return AdminJson.OTHER_TYPE; // the set never shrinks: once full, no lock for the other types
+        }
         // Batches end on several threads at once (two in flight by default): admitting a type must not be a
         // check-then-act, or two threads that both saw room for one type would both add theirs.
         admission.lock();
