@@ -30,6 +30,13 @@ import java.util.List;
  * the cursor, where a committed transaction says its rows sit.
  */
 final class OneStatementClaims extends Claims {
+    /**
+     * Whether the claim's commit waits for its log flush as before ({@link SqlDialect#claimCommitSettings()}
+     * left out): not a setting, but a switch for the benchmark that compares the two, read when a store is
+     * built ({@code -Dtxoutbox.internal.claim-commit=flush}); never turn it on in production.
+     */
+    private final boolean flushClaims = "flush".equals(System.getProperty("txoutbox.internal.claim-commit"));
+
     private final String fromBottomSql;
     private final String fromCursorSql;
     private final boolean keyset;
@@ -38,12 +45,12 @@ final class OneStatementClaims extends Claims {
     OneStatementClaims(OutboxSql sql, Jdbc jdbc, Binder bind) {
         super(sql, jdbc, bind);
         SqlDialect d = sql.dialect();
-        this.fromBottomSql =
-                d.claimPlanSettings() + sql.render(sql.fair() == null ? d.claimReturning() : d.claimReturningFair());
+        String settings = d.claimPlanSettings() + (flushClaims ? "" : d.claimCommitSettings());
+        this.fromBottomSql = settings + sql.render(sql.fair() == null ? d.claimReturning() : d.claimReturningFair());
         // A fair claim walks the keys' index, not the due index a cursor points into.
         this.keyset = d.supportsKeysetClaims() && !sql.ordered() && sql.fair() == null;
         this.cursors = new ClaimCursor(bind::canBind);
-        this.fromCursorSql = keyset ? d.claimPlanSettings() + sql.render(d.claimReturningAfter()) : fromBottomSql;
+        this.fromCursorSql = keyset ? settings + sql.render(d.claimReturningAfter()) : fromBottomSql;
     }
 
     @Override

@@ -156,6 +156,14 @@ interface SqlDialect {
     String claimPlanSettings();
 
     /**
+     * @return statements run before a claim, in its transaction, that let its commit return before its
+     *     log is flushed to disk; empty where the database cannot do that for one transaction. A claim
+     *     lost in a database crash frees its rows again (a re-publish of that batch, never a loss), and the
+     *     mark that follows it flushes it anyway
+     */
+    String claimCommitSettings();
+
+    /**
      * @return selects and locks due rows, skipping locked ones; binds the relay's attempt budget, now,
      *     limit; returns {@code id}, {@code attempts}, {@code max_attempts}, {@code spent} (the attempt
      *     budget is reached), and the sizes {@code payload_bytes}, {@code header_bytes} and {@code
