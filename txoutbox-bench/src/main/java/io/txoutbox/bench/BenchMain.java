@@ -88,7 +88,8 @@ public final class BenchMain {
                 w.w4();
             }
             if (only.contains("W4R")) {
-                new DrainRounds(w, results, "W4R").run(sizes.w3Backlog());
+                // W4's own backlog: the goal is stated for W4, and raw SQL drains a smaller backlog faster.
+                new DrainRounds(w, results, "W4R").run(sizes.w4Backlog());
             }
             if (only.contains("W5")) {
                 w.w5();

@@ -16,8 +16,16 @@ final class DrainRounds {
     static final int ROUNDS = 3;
     /** The scenario of the rows this adds to W4. */
     static final String SCENARIO = "no-op, " + ROUNDS + " paired rounds";
-    /** The relay's default (0: no setting), then fixed numbers of batches in flight. */
-    private static final int[] IN_FLIGHT = {0, 1, 4};
+    /** The relay's default (0: no setting), then fixed numbers of batches in flight, then the default again. */
+    private static final int[] IN_FLIGHT = {0, 1, 4, 0};
+    /**
+     * The last variant: the default relay whose claims wait for their log flush, as before ({@code
+     * txoutbox.internal.claim-commit=flush}, read when the drain builds its outbox).
+     */
+    private static final int FLUSHED = 3;
+
+    /** The switch that makes a store's claims wait for their log flush (see the core's OneStatementClaims). */
+    static final String CLAIM_COMMIT = "txoutbox.internal.claim-commit";
 
     private final Workloads workloads;
     private final Results results;
@@ -30,8 +38,11 @@ final class DrainRounds {
         this.workload = workload;
     }
 
-    private static String variant(int inFlight) {
-        return inFlight == 0 ? "txoutbox, defaults" : "txoutbox, " + inFlight + " in flight";
+    private static String variant(int v) {
+        if (v == FLUSHED) {
+            return "txoutbox, defaults, claim flushed (before)";
+        }
+        return IN_FLIGHT[v] == 0 ? "txoutbox, defaults" : "txoutbox, " + IN_FLIGHT[v] + " in flight";
     }
 
     void run(int backlog) throws Exception {
@@ -48,10 +59,14 @@ final class DrainRounds {
                     raw[round] = results.get("W4R", scenario, Workloads.RAW, "drain");
                 } else {
                     workloads.inFlight = IN_FLIGHT[v];
+                    if (v == FLUSHED) {
+                        System.setProperty(CLAIM_COMMIT, "flush");
+                    }
                     try {
                         workloads.drain("W4R", scenario, Workloads.TXOUTBOX, backlog, 1);
                     } finally {
                         workloads.inFlight = 0;
+                        System.clearProperty(CLAIM_COMMIT);
                     }
                     tx[v][round] = results.get("W4R", scenario, Workloads.TXOUTBOX, "drain");
                 }
@@ -75,7 +90,7 @@ final class DrainRounds {
             results.add(
                     workload,
                     SCENARIO,
-                    variant(IN_FLIGHT[v]),
+                    variant(v),
                     "of ceiling, median",
                     median(ratios),
                     "%",

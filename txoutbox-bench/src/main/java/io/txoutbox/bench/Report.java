@@ -313,7 +313,13 @@ final class Report {
                         + " events/s in the same rounds; one batch in flight "
                         + pct(r.get(rounds, DrainRounds.SCENARIO, "txoutbox, 1 in flight", "of ceiling, median"))
                         + ", four "
-                        + pct(r.get(rounds, DrainRounds.SCENARIO, "txoutbox, 4 in flight", "of ceiling, median"))));
+                        + pct(r.get(rounds, DrainRounds.SCENARIO, "txoutbox, 4 in flight", "of ceiling, median"))
+                        + "; the default relay with its claims waiting for their log flush, as before, "
+                        + pct(r.get(
+                                rounds,
+                                DrainRounds.SCENARIO,
+                                "txoutbox, defaults, claim flushed (before)",
+                                "of ceiling, median"))));
         double kafka = r.get("W4", "Kafka", tx, "drain");
         double pipelined = r.get("W4", Workloads.KAFKA_PIPELINED, tx, "drain");
         double rawKafka = r.get("W4", "Kafka", raw, "drain");
