@@ -48,7 +48,10 @@ import java.util.function.Predicate;
  *       the bottom.
  * </ul>
  *
- * Every claim takes only due rows that no live lease holds, with {@code FOR UPDATE SKIP LOCKED}, so where
+ * Once a relay has a cursor, its rescans run beside its claims ({@link Rescans}): a rescan that walks many
+ * dead entries then holds up no claim from the cursor, and it leaves the cursor where those claims moved it.
+ *
+ * <p>Every claim takes only due rows that no live lease holds, with {@code FOR UPDATE SKIP LOCKED}, so where
  * a claim starts decides only how soon a row is claimed, never whether it is claimed twice.
  */
 final class ClaimCursor {
@@ -190,6 +193,48 @@ final class ClaimCursor {
         return new Start(From.CURSOR, s.position());
     }
 
+    /**
+     * @return whether the owner has a cursor (a claim found rows since it started): then its rescans may run
+     *     beside its claims ({@link Rescans}); until then every claim of it starts at the bottom
+     */
+    boolean hasPosition(String owner) {
+        Owner o = owners.get(owner);
+        State s = o == null ? null : o.state;
+        return s != null && s.position() != null;
+    }
+
+    /** @return whether the owner's next rescan is due */
+    boolean rescanDue(String owner) {
+        Owner o = owners.get(owner);
+        State s = o == null ? null : o.state;
+        return s == null || s.rescanDue(System.nanoTime());
+    }
+
+    /**
+     * Where the owner's next claim starts when its rescans run on their own ({@link Rescans}): a hint
+     * behind the cursor, the near look-behind, or the cursor; never a rescan.
+     *
+     * @throws IllegalStateException when the owner has no cursor ({@link #hasPosition})
+     */
+    Start aheadFor(String owner) {
+        Owner o = owners.get(owner);
+        State s = o == null ? null : o.state;
+        if (s == null || s.position() == null) {
+            throw new IllegalStateException("relay " + owner + " has no cursor yet");
+        }
+        Instant hinted = o.hint.getAndSet(null);
+        if (hinted != null && s.position().isAfter(Position.at(hinted))) {
+            return new Start(From.HINT, Position.at(hinted));
+        }
+        if (LOOK_BEHIND && System.nanoTime() - s.nextNear() >= 0) {
+            Start near = nearBehind(s.position());
+            if (near != null) {
+                return near;
+            }
+        }
+        return new Start(From.CURSOR, s.position());
+    }
+
     /** @return where a claim behind everything starts: the floor, or now and then the very bottom */
     Start rescanFor(String owner) {
         Owner o = owners.get(owner);
@@ -244,6 +289,42 @@ final class ClaimCursor {
      * @param tookNanos how long the claim took
      */
     void claimed(String owner, From from, Position first, long tookNanos) {
+        claimed(owner, from, first, tookNanos, false, false);
+    }
+
+    /**
+     * Records the end of a rescan that ran beside the owner's claims ({@link Rescans}): as {@link
+     * #claimed(String, From, Position, long)}, except that the cursor stays where the claims beside it
+     * moved it (rows behind it are the rescans' to take, without the claims walking back over everything
+     * between), and that a rescan that took a whole batch is due again at once, for the rest.
+     *
+     * @param full whether it claimed as many rows as it was allowed
+     */
+    void rescanned(String owner, From from, Position first, long tookNanos, boolean full) {
+        claimed(owner, from, first, tookNanos, true, full);
+    }
+
+    /** Records a rescan that failed: the next one is due after {@link #RESCAN_INTERVAL}, nothing else moves. */
+    void rescanFailed(String owner) {
+        Owner o = owners.get(owner);
+        if (o == null) {
+            return;
+        }
+        synchronized (o) {
+            State s = o.state;
+            if (s != null) {
+                o.state = new State(
+                        s.position(),
+                        System.nanoTime() + RESCAN_INTERVAL.toNanos(),
+                        s.lookBehind(),
+                        s.nextNear(),
+                        s.floor(),
+                        s.nextVeryBottom());
+            }
+        }
+    }
+
+    private void claimed(String owner, From from, Position first, long tookNanos, boolean beside, boolean full) {
         Owner o = owners.get(owner);
         if (o == null) {
             if (owners.size() >= MAX_OWNERS) {
@@ -251,6 +332,13 @@ final class ClaimCursor {
             }
             o = owners.computeIfAbsent(owner, k -> new Owner());
         }
+        // A rescan beside the claims ends on its own thread: one owner's state changes one at a time.
+        synchronized (o) {
+            record(o, from, first, tookNanos, beside, full);
+        }
+    }
+
+    private void record(Owner o, From from, Position first, long tookNanos, boolean beside, boolean full) {
         State before = o.state;
         Position cursor = before == null ? null : before.position();
         long now = System.nanoTime();
@@ -282,8 +370,12 @@ final class ClaimCursor {
                 nextNear = now + NEAR_INTERVAL.toNanos();
             }
         }
-        // A claim from behind the old cursor may begin there (rows were due there): start there next.
-        Position position = first != null ? first : cursor;
+        if (beside && full) {
+            nextBottom = now; // more may wait behind: the next rescan is due at once
+        }
+        // A claim from behind the old cursor may begin there (rows were due there): start there next; not
+        // after a rescan beside the claims, which keeps the cursor and takes what is behind it itself.
+        Position position = first != null && !(beside && cursor != null) ? first : cursor;
         o.state = new State(position, nextBottom, lookBehind, nextNear, floor, nextVeryBottom);
     }
 

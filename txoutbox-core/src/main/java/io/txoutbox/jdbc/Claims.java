@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * OneStatementClaims} where the database has {@code UPDATE … RETURNING}, {@link ShortTransactionClaims}
  * elsewhere. Both read the rows with {@link ClaimedRows}.
  */
-abstract class Claims {
+abstract class Claims implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Claims.class);
 
     final Jdbc jdbc;
@@ -109,6 +110,19 @@ abstract class Claims {
 
     /** Forgets what the claims keep of a relay that stopped (see {@link #claim}). */
     void forget(String owner) {}
+
+    /**
+     * Connects the claims to the rest of the store, for the claims that run beside a relay's own ({@link
+     * Rescans}).
+     *
+     * @param wake wakes this store's relays in this JVM
+     * @param release returns every lease of a relay
+     */
+    void connect(Runnable wake, Consumer<String> release) {}
+
+    /** Stops what the claims run on threads of their own. */
+    @Override
+    public void close() {}
 
     /**
      * Where a transaction that committed has its rows: the lowest {@code available_at} of them. Claims

@@ -106,6 +106,7 @@ final class JdbcOutboxStore implements OutboxStore {
                     return t;
                 };
         this.wakeups = new Wakeups(dataSource, sql, options, notifierThreads, changeDataCapture, claims::hint);
+        claims.connect(wakeups::wakeRelaysHere, marks::releaseLeases);
     }
 
     @Override
@@ -245,6 +246,7 @@ final class JdbcOutboxStore implements OutboxStore {
     /** Stops the notifier and gives its connection back; idempotent. Never closes the data source. */
     @Override
     public void close() {
+        claims.close();
         wakeups.close();
     }
 

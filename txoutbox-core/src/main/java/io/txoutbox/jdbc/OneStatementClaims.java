@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Claims a batch with one {@code UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED) … RETURNING} in
@@ -41,6 +42,7 @@ final class OneStatementClaims extends Claims {
     private final String fromCursorSql;
     private final boolean keyset;
     private final ClaimCursor cursors;
+    private final Rescans rescans;
 
     OneStatementClaims(OutboxSql sql, Jdbc jdbc, Binder bind) {
         super(sql, jdbc, bind);
@@ -50,25 +52,41 @@ final class OneStatementClaims extends Claims {
         // A fair claim walks the keys' index, not the due index a cursor points into.
         this.keyset = d.supportsKeysetClaims() && !sql.ordered() && sql.fair() == null;
         this.cursors = new ClaimCursor(bind::canBind);
+        this.rescans = new Rescans(sql.table().name(), null);
         this.fromCursorSql = keyset ? settings + sql.render(d.claimReturningAfter()) : fromBottomSql;
     }
 
     @Override
     ClaimResult claimWithin(String owner, int limit, long maxBytes, int maxAttempts, Duration lease, Instant now) {
+        // Once a relay has a cursor, its rescans run beside its claims (Rescans): it returns what one took.
+        boolean beside = keyset && cursors.hasPosition(owner);
+        if (beside) {
+            ClaimResult rescanned = rescans.take(owner);
+            if (rescanned != null) {
+                return rescanned;
+            }
+            if (cursors.rescanDue(owner)) {
+                rescan(owner, limit, maxBytes, maxAttempts, lease, now);
+            }
+        }
         List<Object> alone = new ArrayList<>();
         ClaimResult batch = jdbc.autocommit("claim", c -> {
-            ClaimCursor.Start start = keyset ? cursors.startFor(owner) : ClaimCursor.Start.BOTTOM;
+            ClaimCursor.Start start =
+                    !keyset ? ClaimCursor.Start.BOTTOM : beside ? cursors.aheadFor(owner) : cursors.startFor(owner);
             long started = System.nanoTime();
             ClaimCursor.Tracker tracker = new ClaimCursor.Tracker(bind);
             List<ClaimedRows.Row> claimed =
                     claim(c, start.position(), tracker, owner, limit, maxBytes, maxAttempts, lease, now);
             boolean rescan = start.from() == ClaimCursor.From.BOTTOM || start.from() == ClaimCursor.From.FLOOR;
             if (claimed.isEmpty() && !rescan) {
-                // Nothing ahead: look behind at once, so a late commit waits for no rescan. A rescan unless the
-                // last look there found nothing; else over the range a late commit most likely is in.
-                ClaimCursor.Start behind = cursors.mayLookBehind(owner)
-                        ? cursors.rescanFor(owner)
-                        : start.from() == ClaimCursor.From.CURSOR ? cursors.nearBehind(start.position()) : null;
+                // Nothing ahead: look behind at once, so a late commit waits for no rescan. A rescan (beside
+                // this claim) unless the last look there found nothing; here, over the range a late commit
+                // most likely is in.
+                if (cursors.mayLookBehind(owner)) {
+                    rescan(owner, limit, maxBytes, maxAttempts, lease, now);
+                }
+                ClaimCursor.Start behind =
+                        start.from() == ClaimCursor.From.CURSOR ? cursors.nearBehind(start.position()) : null;
                 if (behind != null) {
                     start = behind;
                     started = System.nanoTime();
@@ -86,6 +104,36 @@ final class OneStatementClaims extends Claims {
             return rows.settle(c, claimed, owner);
         });
         return ClaimedRows.merge(batch, readAlone(alone, owner));
+    }
+
+    /** Starts a rescan for the relay beside its claims, unless one runs for it already. */
+    private void rescan(String owner, int limit, long maxBytes, int maxAttempts, Duration lease, Instant now) {
+        rescans.start(
+                owner,
+                () -> {
+                    List<Object> alone = new ArrayList<>();
+                    ClaimResult batch = jdbc.autocommit("claim", c -> {
+                        ClaimCursor.Start start = cursors.rescanFor(owner);
+                        long started = System.nanoTime();
+                        ClaimCursor.Tracker tracker = new ClaimCursor.Tracker(bind);
+                        List<ClaimedRows.Row> claimed =
+                                claim(c, start.position(), tracker, owner, limit, maxBytes, maxAttempts, lease, now);
+                        cursors.rescanned(
+                                owner,
+                                start.from(),
+                                tracker.first(),
+                                System.nanoTime() - started,
+                                claimed.size() >= limit);
+                        for (ClaimedRows.Row row : claimed) {
+                            if (row.alone()) {
+                                alone.add(row.id());
+                            }
+                        }
+                        return rows.settle(c, claimed, owner);
+                    });
+                    return ClaimedRows.merge(batch, readAlone(alone, owner));
+                },
+                () -> cursors.rescanFailed(owner));
     }
 
     private List<ClaimedRows.Row> claim(
@@ -132,6 +180,17 @@ final class OneStatementClaims extends Claims {
 
     @Override
     void forget(String owner) {
+        rescans.forget(owner);
         cursors.forget(owner);
+    }
+
+    @Override
+    void connect(Runnable wake, Consumer<String> release) {
+        rescans.connect(wake, release);
+    }
+
+    @Override
+    public void close() {
+        rescans.close();
     }
 }

@@ -99,6 +99,13 @@ final class Wakeups implements AutoCloseable {
         notifier.request(availableAt);
     }
 
+    /** Wakes the relays of this store in this JVM, and no others: never blocks, never throws. */
+    void wakeRelaysHere() {
+        for (Runnable wake : subscribers) {
+            wake.run();
+        }
+    }
+
     /** @return the after-commit notifications asked for, sent and failed */
     WakeupCounters counters() {
         return new WakeupCounters(notifier.sent(), notifier.requested(), notifier.failures());

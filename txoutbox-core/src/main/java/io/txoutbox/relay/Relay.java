@@ -217,15 +217,16 @@ public interface Relay extends AutoCloseable {
          * The most connections one relay borrows from its pool at once, what to size the pool for (plus
          * what the application itself needs): with one batch in flight, one connection (claim, publish and
          * mark take turns); with more, one per batch in flight (its claim, or its mark) and one for the relay
-         * thread's other statements (the next due time, the purge); and one more for the {@code LISTEN}
-         * connection of a listening relay on PostgreSQL.
+         * thread's other statements (the next due time, the purge); one for a rescan behind its cursor, which
+         * on PostgreSQL runs beside its claims; and one more for the {@code LISTEN} connection of a listening
+         * relay on PostgreSQL.
          *
          * @param maxInFlightBatches the relay's {@link #maxInFlightBatches(int)}
          * @param listen whether it listens ({@link #listen(boolean)}) on a database that has notifications
          * @return the connections it may hold at once
          */
         public static int connectionsAtOnce(int maxInFlightBatches, boolean listen) {
-            return (maxInFlightBatches <= 1 ? 1 : maxInFlightBatches + 1) + (listen ? 1 : 0);
+            return (maxInFlightBatches <= 1 ? 1 : maxInFlightBatches + 1) + 1 + (listen ? 1 : 0);
         }
 
         /**

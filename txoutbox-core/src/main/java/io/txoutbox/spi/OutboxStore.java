@@ -140,7 +140,9 @@ public interface OutboxStore extends AutoCloseable {
 
     /**
      * @return the earliest {@code available_at} of pending rows that are not leased, if any; lets an idle
-     *     relay sleep exactly until the next delayed event or retry is due
+     *     relay sleep exactly until the next delayed event or retry is due. A store may leave out rows that
+     *     are already due (the PostgreSQL store does: those are for its claims to find), so that the answer is
+     *     cheap however many published rows wait for vacuum
      */
     Optional<Instant> nextDueAt();
 
