@@ -50,7 +50,7 @@ final class NoisyTenant {
         boolean smoke = sizes == Sizes.SMOKE;
         this.backlog = smoke ? 20_000 : 1_000_000;
         this.windowSeconds = smoke ? 3 : 20;
-        this.rounds = smoke ? 1 : 2;
+        this.rounds = smoke ? 1 : 3;
     }
 
     /** One round's figures. */

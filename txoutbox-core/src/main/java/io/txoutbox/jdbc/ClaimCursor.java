@@ -212,15 +212,14 @@ final class ClaimCursor {
 
     /**
      * Where the owner's next claim starts when its rescans run on their own ({@link Rescans}): a hint
-     * behind the cursor, the near look-behind, or the cursor; never a rescan.
-     *
-     * @throws IllegalStateException when the owner has no cursor ({@link #hasPosition})
+     * behind the cursor, the near look-behind, or the cursor; never a rescan, except from the bottom for
+     * an owner whose cursor was forgotten meanwhile (it stopped, or {@link #MAX_OWNERS} were reached).
      */
     Start aheadFor(String owner) {
         Owner o = owners.get(owner);
         State s = o == null ? null : o.state;
         if (s == null || s.position() == null) {
-            throw new IllegalStateException("relay " + owner + " has no cursor yet");
+            return Start.BOTTOM;
         }
         Instant hinted = o.hint.getAndSet(null);
         if (hinted != null && s.position().isAfter(Position.at(hinted))) {

@@ -61,7 +61,7 @@ final class OneStatementClaims extends Claims {
         // Once a relay has a cursor, its rescans run beside its claims (Rescans): it returns what one took.
         boolean beside = keyset && cursors.hasPosition(owner);
         if (beside) {
-            ClaimResult rescanned = rescans.take(owner);
+            ClaimResult rescanned = rescans.take(owner, lease);
             if (rescanned != null) {
                 return rescanned;
             }

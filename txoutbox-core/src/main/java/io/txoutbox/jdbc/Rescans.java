@@ -1,6 +1,7 @@
 package io.txoutbox.jdbc;
 
 import io.txoutbox.spi.ClaimResult;
+import java.time.Duration;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,7 +35,7 @@ final class Rescans implements AutoCloseable {
     private final String table;
     private final ThreadFactory threads;
     private final Set<String> running = ConcurrentHashMap.newKeySet();
-    private final ConcurrentHashMap<String, Queue<ClaimResult>> finished = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Queue<Kept>> finished = new ConcurrentHashMap<>();
     private final Set<String> forgotten = ConcurrentHashMap.newKeySet();
     private volatile Runnable wake = () -> {};
     private volatile Consumer<String> release = owner -> {};
@@ -86,6 +87,7 @@ final class Rescans implements AutoCloseable {
     }
 
     private void run(String owner, Supplier<ClaimResult> claim, Runnable failed) {
+        long started = System.nanoTime();
         try {
             ClaimResult batch = claim.get();
             if (batch.size() == 0) {
@@ -95,7 +97,7 @@ final class Rescans implements AutoCloseable {
                 release.accept(owner);
                 return;
             }
-            finished.computeIfAbsent(owner, k -> new ConcurrentLinkedQueue<>()).add(batch);
+            finished.computeIfAbsent(owner, k -> new ConcurrentLinkedQueue<>()).add(new Kept(batch, started));
             wake.run();
         } catch (RuntimeException e) {
             failed.run();
@@ -109,10 +111,33 @@ final class Rescans implements AutoCloseable {
         }
     }
 
-    /** @return the batch of a rescan that ended for the relay, taken once, or {@code null} */
-    ClaimResult take(String owner) {
-        Queue<ClaimResult> q = finished.get(owner);
-        return q == null ? null : q.poll();
+    /** A rescan's batch, and when its claim started (its lease runs from about then). */
+    private record Kept(ClaimResult batch, long claimedAt) {}
+
+    /**
+     * @param lease the relay's lease: a batch kept for longer than half of it (a paused relay, one whose
+     *     slots stayed full) is left to its lease rather than published late, so that another relay taking it
+     *     over meanwhile never makes it a duplicate; it is claimed again once the lease expires
+     * @return the batch of a rescan that ended for the relay, taken once, or {@code null}
+     */
+    ClaimResult take(String owner, Duration lease) {
+        Queue<Kept> q = finished.get(owner);
+        if (q == null) {
+            return null;
+        }
+        long now = System.nanoTime();
+        for (Kept kept; (kept = q.poll()) != null; ) {
+            if (now - kept.claimedAt() < lease.toNanos() / 2) {
+                return kept.batch();
+            }
+            log.debug(
+                    "txoutbox: a rescan's batch of {} rows of table {} waited past half its lease for relay {}; it is"
+                            + " left to its lease",
+                    kept.batch().size(),
+                    table,
+                    owner);
+        }
+        return null;
     }
 
     /**

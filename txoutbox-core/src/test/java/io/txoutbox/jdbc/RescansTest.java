@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txoutbox.spi.ClaimResult;
 import io.txoutbox.spi.ClaimedEvent;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,8 @@ import org.junit.jupiter.api.Test;
  * integration tests ({@code PostgresKeysetClaimTest}, the late-commit contract).
  */
 class RescansTest {
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
     private final Rescans rescans = new Rescans("t", null);
     private final AtomicInteger wakes = new AtomicInteger();
     private final List<String> released = new CopyOnWriteArrayList<>();
@@ -67,13 +70,34 @@ class RescansTest {
         assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
         ClaimResult taken = null;
         for (int i = 0; i < 500 && taken == null; i++) {
-            taken = rescans.take("r");
+            taken = rescans.take("r", LEASE);
             Thread.sleep(10);
         }
         assertThat(taken).isNotNull();
         assertThat(taken.events()).extracting(ClaimedEvent::id).containsExactly(id);
-        assertThat(rescans.take("r")).as("once").isNull();
+        assertThat(rescans.take("r", LEASE)).as("once").isNull();
         assertThat(wakes.get()).isEqualTo(1);
+    }
+
+    @Test
+    void a_batch_kept_past_half_its_lease_is_left_to_the_lease() throws Exception {
+        CountDownLatch ran = new CountDownLatch(1);
+        rescans.start(
+                "r",
+                () -> {
+                    ran.countDown();
+                    return batchOf(UUID.randomUUID());
+                },
+                () -> {});
+        assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
+        for (int i = 0; i < 500 && wakes.get() == 0; i++) {
+            Thread.sleep(10);
+        }
+        Thread.sleep(60);
+        assertThat(rescans.take("r", Duration.ofMillis(100)))
+                .as("kept over 50 ms of a 100 ms lease")
+                .isNull();
+        assertThat(rescans.take("r", LEASE)).as("and dropped").isNull();
     }
 
     @Test
@@ -85,7 +109,7 @@ class RescansTest {
         hold.countDown();
         Thread.sleep(200);
         assertThat(calls.get()).isEqualTo(1);
-        assertThat(rescans.take("r")).as("an empty rescan keeps nothing").isNull();
+        assertThat(rescans.take("r", LEASE)).as("an empty rescan keeps nothing").isNull();
         assertThat(wakes.get()).as("nor wakes anyone").isZero();
     }
 
@@ -112,7 +136,7 @@ class RescansTest {
             Thread.sleep(10);
         }
         assertThat(released).containsExactly("r");
-        assertThat(rescans.take("r")).isNull();
+        assertThat(rescans.take("r", LEASE)).isNull();
         assertThat(wakes.get()).isZero();
     }
 
