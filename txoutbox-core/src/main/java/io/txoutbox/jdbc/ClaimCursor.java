@@ -180,6 +180,11 @@ final class ClaimCursor {
             }
             return rescan(s, now);
         }
+        return ahead(o, s, now);
+    }
+
+    /** @return a hint behind the cursor, the near look-behind when due, or the cursor */
+    private Start ahead(Owner o, State s, long now) {
         Instant hinted = o.hint.getAndSet(null);
         if (hinted != null && s.position().isAfter(Position.at(hinted))) {
             return new Start(From.HINT, Position.at(hinted));
@@ -221,17 +226,7 @@ final class ClaimCursor {
         if (s == null || s.position() == null) {
             return Start.BOTTOM;
         }
-        Instant hinted = o.hint.getAndSet(null);
-        if (hinted != null && s.position().isAfter(Position.at(hinted))) {
-            return new Start(From.HINT, Position.at(hinted));
-        }
-        if (LOOK_BEHIND && System.nanoTime() - s.nextNear() >= 0) {
-            Start near = nearBehind(s.position());
-            if (near != null) {
-                return near;
-            }
-        }
-        return new Start(From.CURSOR, s.position());
+        return ahead(o, s, System.nanoTime());
     }
 
     /** @return where a claim behind everything starts: the floor, or now and then the very bottom */

@@ -52,7 +52,7 @@ final class OneStatementClaims extends Claims {
         // A fair claim walks the keys' index, not the due index a cursor points into.
         this.keyset = d.supportsKeysetClaims() && !sql.ordered() && sql.fair() == null;
         this.cursors = new ClaimCursor(bind::canBind);
-        this.rescans = new Rescans(sql.table().name(), null);
+        this.rescans = new Rescans(sql.table().name());
         this.fromCursorSql = keyset ? settings + sql.render(d.claimReturningAfter()) : fromBottomSql;
     }
 
@@ -96,12 +96,7 @@ final class OneStatementClaims extends Claims {
             if (keyset) {
                 cursors.claimed(owner, start.from(), tracker.first(), System.nanoTime() - started);
             }
-            for (ClaimedRows.Row row : claimed) {
-                if (row.alone()) {
-                    alone.add(row.id());
-                }
-            }
-            return rows.settle(c, claimed, owner);
+            return settle(c, claimed, owner, alone);
         });
         return ClaimedRows.merge(batch, readAlone(alone, owner));
     }
@@ -124,16 +119,25 @@ final class OneStatementClaims extends Claims {
                                 tracker.first(),
                                 System.nanoTime() - started,
                                 claimed.size() >= limit);
-                        for (ClaimedRows.Row row : claimed) {
-                            if (row.alone()) {
-                                alone.add(row.id());
-                            }
-                        }
-                        return rows.settle(c, claimed, owner);
+                        return settle(c, claimed, owner, alone);
                     });
                     return ClaimedRows.merge(batch, readAlone(alone, owner));
                 },
                 () -> cursors.rescanFailed(owner));
+    }
+
+    /**
+     * Settles a claim's rows in its transaction, keeping aside the ids of rows too large to read in the
+     * batch (read one by one after the commit: {@link #readAlone}).
+     */
+    private ClaimResult settle(Connection c, List<ClaimedRows.Row> claimed, String owner, List<Object> alone)
+            throws SQLException {
+        for (ClaimedRows.Row row : claimed) {
+            if (row.alone()) {
+                alone.add(row.id());
+            }
+        }
+        return rows.settle(c, claimed, owner);
     }
 
     private List<ClaimedRows.Row> claim(

@@ -388,9 +388,9 @@ class PostgresDialect extends PortableDialect {
                 + " lease_expires_at = NULL WHERE {id} = ? AND lease_owner = ?";
     }
 
-    /** In ordered mode only heads count: a due event behind a retrying or dead head is not due. */
     /**
-     * Only rows that come due after now: a relay asks when it found nothing, and a row already due that its
+     * In ordered mode only heads count: a due event behind a retrying or dead head is not due. And only rows
+     * that come due after now: a relay asks when it found nothing, and a row already due that its
      * claim did not reach is behind its cursor, its rescans' to take. So the query starts in the index at
      * now and walks none of the entries of rows published since the last vacuum, which lie below it (under
      * a held snapshot, hundreds of thousands: the relay thread asked this each time it went idle, and

@@ -42,20 +42,14 @@ final class Rescans implements AutoCloseable {
     private volatile ExecutorService executor;
     private volatile boolean closed;
 
-    /**
-     * @param table the table, for the thread's name and messages
-     * @param threads where the rescans' thread comes from, or {@code null} for a daemon thread named {@code
-     *     txoutbox-rescan-<table>}
-     */
-    Rescans(String table, ThreadFactory threads) {
+    /** @param table the table, for the name of the rescans' daemon thread ({@code txoutbox-rescan-<table>}) and messages */
+    Rescans(String table) {
         this.table = table;
-        this.threads = threads != null
-                ? threads
-                : r -> {
-                    Thread t = new Thread(r, "txoutbox-rescan-" + table);
-                    t.setDaemon(true);
-                    return t;
-                };
+        this.threads = r -> {
+            Thread t = new Thread(r, "txoutbox-rescan-" + table);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /**

@@ -93,9 +93,7 @@ final class Wakeups implements AutoCloseable {
         if (availableAt != null) {
             hints.accept(availableAt);
         }
-        for (Runnable wake : subscribers) {
-            wake.run();
-        }
+        wakeRelaysHere();
         notifier.request(availableAt);
     }
 

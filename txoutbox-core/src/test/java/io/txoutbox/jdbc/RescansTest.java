@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class RescansTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
 
-    private final Rescans rescans = new Rescans("t", null);
+    private final Rescans rescans = new Rescans("t");
     private final AtomicInteger wakes = new AtomicInteger();
     private final List<String> released = new CopyOnWriteArrayList<>();
 
