@@ -79,18 +79,19 @@ final class OneStatementClaims extends Claims {
                     claim(c, start.position(), tracker, owner, limit, maxBytes, maxAttempts, lease, now);
             boolean rescan = start.from() == ClaimCursor.From.BOTTOM || start.from() == ClaimCursor.From.FLOOR;
             if (claimed.isEmpty() && !rescan) {
-                // Nothing ahead: look behind at once, so a late commit waits for no rescan. A rescan (beside
-                // this claim) unless the last look there found nothing; here, over the range a late commit
-                // most likely is in.
-                if (cursors.mayLookBehind(owner)) {
-                    rescan(owner, limit, maxBytes, maxAttempts, lease, now);
-                }
+                // Nothing ahead: look behind at once, so a late commit waits for no rescan. First here, over
+                // the range a late commit most likely is in; then, if that found nothing either, a rescan
+                // beside this claim, unless the last look there found nothing. In that order, so that the
+                // rescan never takes (and keeps for a later claim) a row this claim would have returned.
                 ClaimCursor.Start behind =
                         start.from() == ClaimCursor.From.CURSOR ? cursors.nearBehind(start.position()) : null;
                 if (behind != null) {
                     start = behind;
                     started = System.nanoTime();
                     claimed = claim(c, start.position(), tracker, owner, limit, maxBytes, maxAttempts, lease, now);
+                }
+                if (claimed.isEmpty() && cursors.mayLookBehind(owner)) {
+                    rescan(owner, limit, maxBytes, maxAttempts, lease, now);
                 }
             }
             if (keyset) {
