@@ -39,7 +39,9 @@ final class RemoteRelayMain {
         config.setJdbcUrl(args[0]);
         config.setUsername(args[1]);
         config.setSchema(args[2]);
-        config.setMaximumPoolSize(4);
+        // Sized as the README asks: the relay's connections at once with its defaults, LISTEN included (a pool
+        // one short made a claim wait for the rescan beside it, a second under dead entries).
+        config.setMaximumPoolSize(Relay.Builder.connectionsAtOnce(Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES, true));
         config.addDataSourceProperty("ApplicationName", "txbench-remote-relay");
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.US_ASCII), 1 << 16);
         ReentrantLock lock = new ReentrantLock();

@@ -486,8 +486,12 @@ final class Workloads {
             String table = freshOutboxTable("w2_outbox");
             ExecutorService producers = Executors.newFixedThreadPool(8);
             List<AutoCloseable> open = new ArrayList<>();
-            try (HikariDataSource producerPool = pg.pool("w2-producers", 9);
-                    HikariDataSource relayPool = pg.pool("w2-relay", 4)) {
+            // Pools sized as the README asks: a relay's connections at once with its defaults (LISTEN included)
+            // beside what the application needs (8 producers and the notifier); the in-JVM relay shares the
+            // producers' pool, as an application's relay does.
+            int relayConnections = Relay.Builder.connectionsAtOnce(Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES, true);
+            try (HikariDataSource producerPool = pg.pool("w2-producers", 9 + relayConnections);
+                    HikariDataSource relayPool = pg.pool("w2-relay", relayConnections)) {
                 String byHand = "INSERT INTO " + table + " (id, aggregate_type, aggregate_id, event_type,"
                         + " payload, created_at, available_at) VALUES (?, 'order', ?, 'order.placed', ?, now(), now())";
                 Produce handWritten = () -> {
