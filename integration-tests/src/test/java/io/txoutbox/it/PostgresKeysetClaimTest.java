@@ -121,6 +121,38 @@ class PostgresKeysetClaimTest extends DatabaseTest {
     }
 
     @Test
+    void a_relay_whose_first_claim_found_nothing_still_claims_a_row_committed_late_below_it_once() throws Exception {
+        Outbox outbox = newOutbox();
+        try (OutboxStore store = storeOf(outbox);
+                LateAppend late = lateAppend(outbox)) {
+            OutboxEvent behind = late.event();
+            Thread.sleep(400); // further behind the cursor than the near look-behind reaches (200 ms)
+            assertThat(claim(store, "relay-1"))
+                    .as("nothing committed: the cursor stays where this claim looked up to")
+                    .isEmpty();
+            OutboxEvent ahead =
+                    appendCommitted(outbox, event("order.placed", "a")).get(0);
+            assertThat(claim(store, "relay-1"))
+                    .as("from that cursor")
+                    .extracting(ClaimedEvent::id)
+                    .containsExactly(ahead.id());
+
+            late.commit();
+            // Behind the cursor and beyond the near look-behind: a rescan beside the claims takes it, and a
+            // claim after it returns it.
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            List<UUID> claimed = new ArrayList<>();
+            while (!claimed.contains(behind.id()) && System.nanoTime() < deadline) {
+                claimed.addAll(
+                        claim(store, "relay-1").stream().map(ClaimedEvent::id).toList());
+                Thread.sleep(100);
+            }
+            assertThat(claimed).containsExactly(behind.id());
+            assertThat(claim(store, "relay-1")).as("claimed once").isEmpty();
+        }
+    }
+
+    @Test
     void an_expired_lease_behind_the_cursor_is_taken_over_when_nothing_is_ahead() throws Exception {
         Outbox outbox = newOutbox();
         try (OutboxStore store = storeOf(outbox)) {

@@ -32,12 +32,17 @@ import org.HdrHistogram.Histogram;
  * with {@code now()}, the foreign-writer trigger on); and the txoutbox appenders on a table whose due index
  * starts with {@link #DEAD_ROWS} deleted rows, not vacuumed, under a held snapshot. Each kind runs with the
  * relay of this build and with its look-behind turned off (hints ignored, no near look-behind: the relay
- * before it), in alternating rounds; lateness per class of event (steady, held) pooled over the rounds.
+ * before it), in alternating rounds; the dead-entries kind also with the relay whose claims started at the
+ * bottom until one found a row (each walking every dead entry). Lateness per class of event (steady, held)
+ * pooled over the rounds.
  */
 final class LateCommits {
     static final String WORKLOAD = "LATE";
     static final String LOOK_BEHIND = "txoutbox (hints, look-behind)";
     static final String AS_BEFORE = "txoutbox, look-behind off (as main)";
+    /** The dead-entries kind only: the relay before its first empty claim left a cursor. */
+    static final String NO_EMPTY_CURSOR = "txoutbox, claims from the bottom until one finds a row (before)";
+
     static final String APPENDERS = "txoutbox appenders";
     static final String FOREIGN = "foreign writer, trigger";
     static final String DEAD = "txoutbox appenders, dead entries";
@@ -82,15 +87,19 @@ final class LateCommits {
         int seconds = smoke ? 2 : 10;
         Map<String, Pooled> pooled = new LinkedHashMap<>();
         for (int round = 0; round < rounds; round++) {
-            List<String> order = round % 2 == 0 ? List.of(LOOK_BEHIND, AS_BEFORE) : List.of(AS_BEFORE, LOOK_BEHIND);
             for (String kind : List.of(APPENDERS, FOREIGN, DEAD)) {
+                List<String> order = new ArrayList<>(
+                        kind.equals(DEAD)
+                                ? List.of(LOOK_BEHIND, AS_BEFORE, NO_EMPTY_CURSOR)
+                                : List.of(LOOK_BEHIND, AS_BEFORE));
+                java.util.Collections.rotate(order, round);
                 for (String variant : order) {
                     cell(kind, variant, rate, seconds, pooled);
                 }
             }
         }
         for (String kind : List.of(APPENDERS, FOREIGN, DEAD)) {
-            for (String variant : List.of(LOOK_BEHIND, AS_BEFORE)) {
+            for (String variant : List.of(LOOK_BEHIND, AS_BEFORE, NO_EMPTY_CURSOR)) {
                 for (String events : List.of("held", "steady")) {
                     Pooled p = pooled.get(kind + "|" + variant + "|" + events);
                     if (p == null) {
@@ -190,7 +199,11 @@ final class LateCommits {
                             .dialect(Dialect.POSTGRESQL)
                             .build()) {
                 relay = new RemoteRelay(
-                        variant.equals(AS_BEFORE) ? List.of("-Dtxoutbox.internal.look-behind=off") : List.of(),
+                        switch (variant) {
+                            case AS_BEFORE -> List.of("-Dtxoutbox.internal.look-behind=off");
+                            case NO_EMPTY_CURSOR -> List.of("-Dtxoutbox.internal.empty-claim-cursor=off");
+                            default -> List.of();
+                        },
                         Pg.URL,
                         Pg.USER,
                         pg.schema,

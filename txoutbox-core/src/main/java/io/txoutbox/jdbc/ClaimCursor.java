@@ -45,7 +45,9 @@ import java.util.function.Predicate;
  *       from the very bottom, which under a held snapshot walks every dead entry there and stalls it for as
  *       long, only every {@link #BOTTOM_INTERVAL} (or {@link #RESCAN_COST_FACTOR} times its duration), and
  *       a relay that returns its leases hints its floor to the others. The first claim of a relay starts at
- *       the bottom.
+ *       the bottom; if it finds nothing, the cursor is where it looked up to (the claim's now: nothing due
+ *       and free was below it), so that the claims after it, on a quiet table full of dead entries, do not
+ *       each walk them all again until one finds a row.
  * </ul>
  *
  * Once a relay has a cursor, its rescans run beside its claims ({@link Rescans}): a rescan that walks many
@@ -79,6 +81,13 @@ final class ClaimCursor {
      * off in production.
      */
     static final boolean LOOK_BEHIND = !"off".equals(System.getProperty("txoutbox.internal.look-behind"));
+
+    /**
+     * Whether a relay's first claim that finds nothing leaves its cursor where that claim looked up to: not
+     * a setting, but a switch for the benchmark that compares it with the relay before it, whose claims
+     * started at the bottom until one found a row ({@code -Dtxoutbox.internal.empty-claim-cursor=off}).
+     */
+    static final boolean EMPTY_CLAIM_CURSOR = !"off".equals(System.getProperty("txoutbox.internal.empty-claim-cursor"));
 
     /** A row's position in the due index. */
     record Position(Instant availableAt, long seq) {
@@ -283,7 +292,30 @@ final class ClaimCursor {
      * @param tookNanos how long the claim took
      */
     void claimed(String owner, From from, Position first, long tookNanos) {
-        claimed(owner, from, first, tookNanos, false, false);
+        claimed(owner, from, first, null, tookNanos);
+    }
+
+    /**
+     * Records a claim's end, as {@link #claimed(String, From, Position, long)}; a claim from the bottom by a
+     * relay with no cursor yet that found nothing leaves the cursor at {@code upTo}: nothing due and free
+     * was at or below it then, and what comes to be due below it later (a transaction that commits late, a
+     * lease that expires) is behind the cursor like any late row, for the hints, the near look-behind and
+     * the rescans.
+     *
+     * @param upTo the claim's now (it took rows due at or before it), or {@code null}
+     */
+    void claimed(String owner, From from, Position first, Instant upTo, long tookNanos) {
+        Position at = first;
+        if (at == null
+                && from == From.BOTTOM
+                && upTo != null
+                && LOOK_BEHIND
+                && EMPTY_CLAIM_CURSOR
+                && canBind.test(upTo)
+                && !hasPosition(owner)) {
+            at = Position.at(upTo);
+        }
+        claimed(owner, from, at, tookNanos, false, false);
     }
 
     /**

@@ -95,7 +95,7 @@ final class OneStatementClaims extends Claims {
                 }
             }
             if (keyset) {
-                cursors.claimed(owner, start.from(), tracker.first(), System.nanoTime() - started);
+                cursors.claimed(owner, start.from(), tracker.first(), now, System.nanoTime() - started);
             }
             return settle(c, claimed, owner, alone);
         });

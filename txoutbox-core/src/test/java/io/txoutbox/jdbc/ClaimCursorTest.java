@@ -19,6 +19,33 @@ class ClaimCursorTest {
     }
 
     @Test
+    void a_first_claim_that_finds_nothing_leaves_the_cursor_where_it_looked_up_to() {
+        cursors.claimed("r", ClaimCursor.From.BOTTOM, null, T, 1_000);
+        assertThat(cursors.hasPosition("r")).isTrue();
+        assertThat(cursors.aheadFor("r").position())
+                .isIn(ClaimCursor.Position.at(T), ClaimCursor.Position.at(T.minus(ClaimCursor.NEAR_RANGE)));
+        assertThat(cursors.floorOf("r"))
+                .as("rescans start a margin below it")
+                .isEqualTo(T.minus(ClaimCursor.FLOOR_MARGIN));
+    }
+
+    @Test
+    void an_empty_claim_of_a_relay_with_a_cursor_leaves_the_cursor_where_it_was() {
+        ClaimCursor.Position first = new ClaimCursor.Position(T, 7);
+        claimedAt(T);
+        cursors.claimed("r", ClaimCursor.From.BOTTOM, null, T.plusSeconds(60), 1_000);
+        assertThat(cursors.aheadFor("r").position())
+                .isIn(first, ClaimCursor.Position.at(T.minus(ClaimCursor.NEAR_RANGE)));
+    }
+
+    @Test
+    void an_empty_claim_up_to_a_time_the_database_cannot_hold_leaves_no_cursor() {
+        cursors.claimed("r", ClaimCursor.From.BOTTOM, null, Instant.parse("0000-06-01T00:00:00Z"), 1_000);
+        assertThat(cursors.hasPosition("r")).isFalse();
+        assertThat(cursors.startFor("r")).isEqualTo(ClaimCursor.Start.BOTTOM);
+    }
+
+    @Test
     void a_hint_behind_the_cursor_is_where_the_next_claim_starts_once() {
         claimedAt(T);
         // Ahead of the cursor: the claim from the cursor finds those rows anyway.
