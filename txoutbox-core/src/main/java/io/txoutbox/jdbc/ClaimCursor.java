@@ -302,7 +302,8 @@ final class ClaimCursor {
      * lease that expires) is behind the cursor like any late row, for the hints, the near look-behind and
      * the rescans.
      *
-     * @param upTo the claim's now (it took rows due at or before it), or {@code null}
+     * @param upTo the claim's now (it took rows due at or before it), or {@code null}; a time ahead of this
+     *     machine's clock counts as the clock's now
      */
     void claimed(String owner, From from, Position first, Instant upTo, long tookNanos) {
         Position at = first;
@@ -313,7 +314,10 @@ final class ClaimCursor {
                 && EMPTY_CLAIM_CURSOR
                 && canBind.test(upTo)
                 && !hasPosition(owner)) {
-            at = Position.at(upTo);
+            // Never past this machine's clock: a claim made with a time ahead of it (a caller of the store
+            // looking for delayed rows) would leave every later claim from the cursor nothing to find.
+            Instant wall = Instant.now();
+            at = Position.at(upTo.isAfter(wall) ? wall : upTo);
         }
         claimed(owner, from, at, tookNanos, false, false);
     }

@@ -39,6 +39,15 @@ class ClaimCursorTest {
     }
 
     @Test
+    void an_empty_first_claim_made_with_a_time_ahead_of_the_clock_leaves_the_cursor_no_later_than_the_clock() {
+        Instant before = Instant.now();
+        cursors.claimed("r", ClaimCursor.From.BOTTOM, null, before.plus(java.time.Duration.ofDays(1)), 1_000);
+        Instant after = Instant.now();
+        assertThat(cursors.aheadFor("r").position().availableAt())
+                .isBetween(before.minus(ClaimCursor.NEAR_RANGE), after);
+    }
+
+    @Test
     void an_empty_claim_up_to_a_time_the_database_cannot_hold_leaves_no_cursor() {
         cursors.claimed("r", ClaimCursor.From.BOTTOM, null, Instant.parse("0000-06-01T00:00:00Z"), 1_000);
         assertThat(cursors.hasPosition("r")).isFalse();
