@@ -292,7 +292,7 @@ final class ClaimCursor {
      * @param tookNanos how long the claim took
      */
     void claimed(String owner, From from, Position first, long tookNanos) {
-        claimed(owner, from, first, null, tookNanos);
+        claimed(owner, from, first, null, tookNanos, false, false);
     }
 
     /**
@@ -306,20 +306,7 @@ final class ClaimCursor {
      *     machine's clock counts as the clock's now
      */
     void claimed(String owner, From from, Position first, Instant upTo, long tookNanos) {
-        Position at = first;
-        if (at == null
-                && from == From.BOTTOM
-                && upTo != null
-                && LOOK_BEHIND
-                && EMPTY_CLAIM_CURSOR
-                && canBind.test(upTo)
-                && !hasPosition(owner)) {
-            // Never past this machine's clock: a claim made with a time ahead of it (a caller of the store
-            // looking for delayed rows) would leave every later claim from the cursor nothing to find.
-            Instant wall = Instant.now();
-            at = Position.at(upTo.isAfter(wall) ? wall : upTo);
-        }
-        claimed(owner, from, at, tookNanos, false, false);
+        claimed(owner, from, first, upTo, tookNanos, false, false);
     }
 
     /**
@@ -331,7 +318,7 @@ final class ClaimCursor {
      * @param full whether it claimed as many rows as it was allowed
      */
     void rescanned(String owner, From from, Position first, long tookNanos, boolean full) {
-        claimed(owner, from, first, tookNanos, true, full);
+        claimed(owner, from, first, null, tookNanos, true, full);
     }
 
     /** Records a rescan that failed: the next one is due after {@link #RESCAN_INTERVAL}, nothing else moves. */
@@ -354,7 +341,8 @@ final class ClaimCursor {
         }
     }
 
-    private void claimed(String owner, From from, Position first, long tookNanos, boolean beside, boolean full) {
+    private void claimed(
+            String owner, From from, Position first, Instant upTo, long tookNanos, boolean beside, boolean full) {
         Owner o = owners.get(owner);
         if (o == null) {
             if (owners.size() >= MAX_OWNERS) {
@@ -364,13 +352,17 @@ final class ClaimCursor {
         }
         // A rescan beside the claims ends on its own thread: one owner's state changes one at a time.
         synchronized (o) {
-            record(o, from, first, tookNanos, beside, full);
+            record(o, from, first, upTo, tookNanos, beside, full);
         }
     }
 
-    private void record(Owner o, From from, Position first, long tookNanos, boolean beside, boolean full) {
+    private void record(
+            Owner o, From from, Position claimedFirst, Instant upTo, long tookNanos, boolean beside, boolean full) {
         State before = o.state;
         Position cursor = before == null ? null : before.position();
+        // An empty first claim from the bottom: nothing due and free was at or below where it looked up to.
+        Position first =
+                claimedFirst == null && cursor == null && from == From.BOTTOM ? emptyClaimPosition(upTo) : claimedFirst;
         long now = System.nanoTime();
         long nextBottom;
         boolean lookBehind;
@@ -407,6 +399,20 @@ final class ClaimCursor {
         // after a rescan beside the claims, which keeps the cursor and takes what is behind it itself.
         Position position = first != null && !(beside && cursor != null) ? first : cursor;
         o.state = new State(position, nextBottom, lookBehind, nextNear, floor, nextVeryBottom);
+    }
+
+    /**
+     * @param upTo the time an empty first claim looked up to, or {@code null}
+     * @return where that claim leaves the cursor, never past this machine's clock (a claim made with a time
+     *     ahead of it, by a caller of the store looking for delayed rows, would leave every later claim from
+     *     the cursor nothing to find); {@code null} for none
+     */
+    private Position emptyClaimPosition(Instant upTo) {
+        if (upTo == null || !LOOK_BEHIND || !EMPTY_CLAIM_CURSOR || !canBind.test(upTo)) {
+            return null;
+        }
+        Instant wall = Instant.now();
+        return Position.at(upTo.isAfter(wall) ? wall : upTo);
     }
 
     /** Forgets a relay that stopped. */
