@@ -108,14 +108,9 @@ class PostgresKeysetClaimTest extends DatabaseTest {
             late.commit();
             // Just behind the cursor: the near look-behind (ClaimCursor.NEAR_RANGE) finds it at once, or, on a
             // machine slow enough to put the two appends further apart, the rescan from the floor.
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            List<UUID> claimed =
-                    claim(store, "relay-1").stream().map(ClaimedEvent::id).toList();
-            while (claimed.isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-                claimed = claim(store, "relay-1").stream().map(ClaimedEvent::id).toList();
-            }
-            assertThat(claimed).containsExactly(behind.id());
+            assertThat(firstRowsClaimed(store, "relay-1"))
+                    .extracting(ClaimedEvent::id)
+                    .containsExactly(behind.id());
             assertThat(claim(store, "relay-1")).as("claimed once").isEmpty();
         }
     }
@@ -140,14 +135,9 @@ class PostgresKeysetClaimTest extends DatabaseTest {
             late.commit();
             // Behind the cursor and beyond the near look-behind: a rescan beside the claims takes it, and a
             // claim after it returns it.
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            List<UUID> claimed = new ArrayList<>();
-            while (!claimed.contains(behind.id()) && System.nanoTime() < deadline) {
-                claimed.addAll(
-                        claim(store, "relay-1").stream().map(ClaimedEvent::id).toList());
-                Thread.sleep(100);
-            }
-            assertThat(claimed).containsExactly(behind.id());
+            assertThat(firstRowsClaimed(store, "relay-1"))
+                    .extracting(ClaimedEvent::id)
+                    .containsExactly(behind.id());
             assertThat(claim(store, "relay-1")).as("claimed once").isEmpty();
         }
     }
@@ -169,13 +159,7 @@ class PostgresKeysetClaimTest extends DatabaseTest {
             Thread.sleep(3_500); // the crashed relay's lease expires behind relay-1's cursor
             // Nothing ahead: a look behind (the near one, or a rescan beside the claims, whose batch the
             // next claim returns) finds the crashed relay's row.
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            List<ClaimedEvent> taken = claim(store, "relay-1");
-            while (taken.isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-                taken = claim(store, "relay-1");
-            }
-            assertThat(taken)
+            assertThat(firstRowsClaimed(store, "relay-1"))
                     .extracting(ClaimedEvent::id)
                     .containsExactly(crashed.get(0).id());
             assertThat(claim(store, "relay-1")).as("taken over once").isEmpty();
@@ -214,5 +198,19 @@ class PostgresKeysetClaimTest extends DatabaseTest {
 
     private static List<ClaimedEvent> claim(OutboxStore store, String owner) {
         return store.claim(owner, 100, LEASE, Instant.now()).events();
+    }
+
+    /**
+     * @return the first claim of the relay that takes rows, claiming every 50 ms for up to 20 s (a row behind
+     *     the cursor may come with a rescan beside the claims, which a later claim returns), or an empty list
+     */
+    private static List<ClaimedEvent> firstRowsClaimed(OutboxStore store, String owner) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        List<ClaimedEvent> taken = claim(store, owner);
+        while (taken.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            taken = claim(store, owner);
+        }
+        return taken;
     }
 }

@@ -10,6 +10,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,8 +33,8 @@ import org.HdrHistogram.Histogram;
  * with {@code now()}, the foreign-writer trigger on); and the txoutbox appenders on a table whose due index
  * starts with {@link #DEAD_ROWS} deleted rows, not vacuumed, under a held snapshot. Each kind runs with the
  * relay of this build and with its look-behind turned off (hints ignored, no near look-behind: the relay
- * before it), in alternating rounds; the dead-entries kind also with the relay whose claims started at the
- * bottom until one found a row (each walking every dead entry). Lateness per class of event (steady, held)
+ * before it), the dead-entries kind also with the relay whose claims started at the bottom until one found
+ * a row (each walking every dead entry), the order of the variants rotating by round. Lateness per class of event (steady, held)
  * pooled over the rounds.
  */
 final class LateCommits {
@@ -92,7 +93,7 @@ final class LateCommits {
                         kind.equals(DEAD)
                                 ? List.of(LOOK_BEHIND, AS_BEFORE, NO_EMPTY_CURSOR)
                                 : List.of(LOOK_BEHIND, AS_BEFORE));
-                java.util.Collections.rotate(order, round);
+                Collections.rotate(order, round);
                 for (String variant : order) {
                     cell(kind, variant, rate, seconds, pooled);
                 }
