@@ -345,9 +345,8 @@ public interface Outbox extends AutoCloseable {
          * @param window the coalescing window of after-commit notifications: at most one per table per
          *     window, the first at once (default 2 ms; 0 to 1 s; 0 sends one per committed transaction).
          *     While commits keep coming at one or more per millisecond the window widens, up to 10 ms (or
-         *     this window when longer), and it narrows back as they thin
-         *     out: each notification is a transaction of its own, and at that rate a listening relay finds
-         *     rows on every claim anyway
+         *     this window when longer), and it narrows back as they thin out: each notification is a
+         *     transaction of its own, and under such a stream they cost the appenders several percent
          * @return this builder
          */
         public Builder notifyWindow(Duration window) {

@@ -27,13 +27,13 @@ import org.slf4j.LoggerFactory;
  * (at least one per millisecond over a window) the window widens, doubling per window up to
  * {@link #WIDE_WINDOW} (or the configured window when that is longer), and narrows again, halving, when
  * the stream thins; a window without a request resets it. Each notification is a transaction of its
- * own (a round trip, a transaction id, a commit record) on a machine that the commits keep busy: at
- * 2 ms the notifications took a tenth of a two-core machine's ten-events-per-transaction appends
- * (BENCHMARKS.md W1), and at that rate a relay that listens finds rows on each claim and seldom waits
- * for a wake-up. It borrows its connection from the
- * data source on the first request and keeps it only while requests keep coming: when a whole window
- * passes without one, the connection goes back to the pool, so a small pool is never held up for
- * longer than one window. Its {@code application_name} is {@code txoutbox-notify:<channel>} while it
+ * own (a round trip, a transaction id, a commit record) on a machine that the commits keep busy: at a
+ * fixed 2 ms they cost saturated appends on two cores several percent against the same rows by hand
+ * (BENCHMARKS.md W1), and the wider window showed no latency cost for a relay in another process
+ * (W2 runs alternating with the fixed window: the README's table of issue #25). It borrows its
+ * connection from the data source on the first request and keeps it only while requests keep
+ * coming: when a whole window passes without one, the connection goes back to the pool, so a small
+ * pool is never held up for longer than one window. Its {@code application_name} is {@code txoutbox-notify:<channel>} while it
  * holds it.
  *
  * <p>A request may carry a hint, where the committed transaction's rows sit (see {@link PgWakeups}); a
