@@ -580,7 +580,7 @@ final class Workloads {
                     int fixed = rates.size();
                     rates.addAll(confirming && ceilingRate > 0 ? searchUpTo(ceilingRate) : sizes.w2Search());
                     if (confirming && ceilingRate > 0) {
-                        halfCeiling(variant, ceilingRate, producers, produce, current);
+                        halfCeiling(variant, HALF_CEILING, ceilingRate, producers, produce, current);
                     }
                     int bestRate = 0;
                     for (int i = 0; i < rates.size(); i++) {
@@ -621,6 +621,8 @@ final class Workloads {
                                             : "; producers alone: they reach 95% of the rate and end <= 500 ms late"));
                     if (!confirming) {
                         ceilingRate = bestRate;
+                    } else if (ceilingRate > 0) {
+                        halfCeiling(variant, HALF_CEILING_AGAIN, ceilingRate, producers, produce, current);
                     }
                 } finally {
                     for (int i = open.size() - 1; i >= 0; i--) {
@@ -642,6 +644,13 @@ final class Workloads {
     static final String HALF_CEILING = "half the ceiling";
 
     /**
+     * W2's cell at half the ceiling measured again after the search, with the same relay and table: the first
+     * cell follows only the warm-up, this one every level, so the two together tell a start-up tail from a
+     * steady one.
+     */
+    static final String HALF_CEILING_AGAIN = "half the ceiling, after the search";
+
+    /**
      * The search rates of a variant with a relay: the fixed ones below the producers-alone ceiling of this
      * run, then 90% of it and the ceiling itself (no variant with a relay can go past the producers alone).
      */
@@ -659,7 +668,12 @@ final class Workloads {
 
     /** Runs one level at half the ceiling and reports its rate, latencies and worst latency. */
     private void halfCeiling(
-            String variant, int ceiling, ExecutorService producers, Produce produce, AtomicReference<Recorder> current)
+            String variant,
+            String scenario,
+            int ceiling,
+            ExecutorService producers,
+            Produce produce,
+            AtomicReference<Recorder> current)
             throws Exception {
         int half = Math.max(1, ceiling / 2);
         Recorder rec = new Recorder(true);
@@ -667,14 +681,14 @@ final class Workloads {
         Level level = openLoop(half, producers, produce, rec, true);
         results.add(
                 "W2",
-                HALF_CEILING,
+                scenario,
                 variant,
                 "rate",
                 half,
                 "events/s",
                 "half the producers-alone ceiling of this run (" + ceiling + " events/s)");
-        report(variant, HALF_CEILING, level, true);
-        results.add("W2", HALF_CEILING, variant, "max", level.latencies().getMaxValue() / 1000.0, "ms", "");
+        report(variant, scenario, level, true);
+        results.add("W2", scenario, variant, "max", level.latencies().getMaxValue() / 1000.0, "ms", "");
     }
 
     private Relay startRelay(Outbox outbox, AtomicReference<Recorder> current) {
