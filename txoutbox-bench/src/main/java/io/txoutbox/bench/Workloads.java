@@ -578,8 +578,9 @@ final class Workloads {
                     warmUp(producers, produce, current, confirming);
                     List<Integer> rates = new ArrayList<>(sizes.w2Rates());
                     int fixed = rates.size();
-                    rates.addAll(confirming && ceilingRate > 0 ? searchUpTo(ceilingRate) : sizes.w2Search());
-                    if (confirming && ceilingRate > 0) {
+                    boolean belowCeiling = confirming && ceilingRate > 0;
+                    rates.addAll(belowCeiling ? searchUpTo(ceilingRate) : sizes.w2Search());
+                    if (belowCeiling) {
                         halfCeiling(variant, HALF_CEILING, ceilingRate, producers, produce, current);
                     }
                     int bestRate = 0;
@@ -621,7 +622,7 @@ final class Workloads {
                                             : "; producers alone: they reach 95% of the rate and end <= 500 ms late"));
                     if (!confirming) {
                         ceilingRate = bestRate;
-                    } else if (ceilingRate > 0) {
+                    } else if (belowCeiling) {
                         halfCeiling(variant, HALF_CEILING_AGAIN, ceilingRate, producers, produce, current);
                     }
                 } finally {
