@@ -1,7 +1,11 @@
 package io.txoutbox.relay;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import java.time.Duration;
+import java.util.List;
 import java.util.random.RandomGenerator;
 
 /**
@@ -15,20 +19,73 @@ import java.util.random.RandomGenerator;
  * @param fullJitter draw the delay from {@code [0, ceiling]} (default); otherwise wait the ceiling
  */
 public record Backoff(Duration base, double factor, Duration max, boolean fullJitter) {
+    /** The ceiling after the first failure. */
+    public static final Setting<Duration> BASE = Setting.builder("base", Duration.class)
+            .defaultValue(Duration.ofSeconds(1))
+            .positiveUpTo(RelaySettings.MAX_CYCLE_DURATION)
+            .doc("The delay ceiling after the first failed attempt.")
+            .build();
+
+    /** How much the ceiling grows per failure. */
+    public static final Setting<Double> FACTOR = Setting.builder("factor", Double.class)
+            .defaultValue(2.0)
+            .rule(f -> f >= 1.0 && !Double.isInfinite(f), "be 1 or more", ">= 1")
+            .doc("How much the ceiling grows per failed attempt.")
+            .build();
+
+    /** The largest ceiling. */
+    public static final Setting<Duration> MAX = Setting.builder("max", Duration.class)
+            .defaultValue(Duration.ofMinutes(5))
+            .positiveUpTo(RelaySettings.MAX_CYCLE_DURATION)
+            .doc("The largest delay ceiling; at least the base.")
+            .build();
+
+    /** Whether the delay is drawn from zero to the ceiling. */
+    public static final Setting<Boolean> FULL_JITTER = Setting.builder("fullJitter", Boolean.class)
+            .key("jitter")
+            .defaultValue(true)
+            .doc("Draw the delay from zero to the ceiling, which spreads the retries of events that failed"
+                    + " together; otherwise wait the ceiling.")
+            .build();
+
+    /** The settings of a backoff, in the order the docs show them. */
+    public static final List<Setting<?>> SETTINGS = List.of(BASE, FACTOR, MAX, FULL_JITTER);
+
+    private static final Spelling JAVA = Spelling.java("Backoff");
+
     /** Base 1 s, factor 2, cap 5 min, full jitter. */
-    public static final Backoff DEFAULT = new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(5), true);
+    public static final Backoff DEFAULT = of(new SettingValues(), JAVA);
 
     /** Rejects contradictions. */
     public Backoff {
-        if (base == null || base.isNegative() || base.isZero()) {
-            throw OutboxValidationException.notPositive("Backoff.base", base);
-        }
-        if (!(factor >= 1.0) || Double.isInfinite(factor)) {
-            throw OutboxValidationException.belowMinimum("Backoff.factor", factor, 1);
-        }
-        if (max == null || max.compareTo(base) < 0) {
+        check(base, factor, max, JAVA);
+    }
+
+    /**
+     * @param values the parts given; the rest take their defaults
+     * @param spelling how the caller spells the parts, for a refusal
+     * @return the backoff
+     * @throws OutboxValidationException naming, in {@code spelling}, a part that is out of bounds or
+     *     contradicts another
+     */
+    public static Backoff of(SettingValues values, Spelling spelling) {
+        Duration base = values.checked(BASE, spelling);
+        double factor = values.checked(FACTOR, spelling);
+        Duration max = values.checked(MAX, spelling);
+        check(base, factor, max, spelling);
+        return new Backoff(base, factor, max, values.checked(FULL_JITTER, spelling));
+    }
+
+    private static void check(Duration base, double factor, Duration max, Spelling spelling) {
+        BASE.check(base, spelling.of(BASE));
+        FACTOR.check(factor, spelling.of(FACTOR));
+        MAX.check(max, spelling.of(MAX));
+        if (max.compareTo(base) < 0) {
             throw OutboxValidationException.rule(
-                    "Backoff.max", max, "be at least Backoff.base (" + base + ")", ">= base");
+                    spelling.of(MAX),
+                    Setting.show(max),
+                    "be at least " + spelling.of(BASE) + " (" + Setting.show(base) + ")",
+                    ">= base");
         }
     }
 

@@ -1,15 +1,20 @@
 package io.txoutbox.relay;
 
+import io.txoutbox.spi.OutboxStore;
+import io.txoutbox.spi.Publisher;
+import io.txoutbox.spi.RelayListener;
 import io.txoutbox.spi.WakeSubscription;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,25 +74,42 @@ final class DefaultRelay implements Relay {
 
     private Instant lastPurge = Instant.MIN;
 
-    DefaultRelay(Relay.Builder b, Duration minPollInterval) {
+    /**
+     * @param store the table to relay
+     * @param clock the clock of due times, backoff and purges
+     * @param target where to publish
+     * @param settings the relay's settings, checked
+     * @param listener hears every batch and every failure
+     * @param threads makes the relay's threads, or {@code null} for daemon threads named after the relay
+     * @param random the source of backoff jitter
+     */
+    DefaultRelay(
+            OutboxStore store,
+            InstantSource clock,
+            Publisher target,
+            RelaySettings settings,
+            RelayListener listener,
+            ThreadFactory threads,
+            RandomGenerator random) {
+        String name = settings.name();
         this.scope = new RelayScope(
-                b.name, ownerId(b.name), b.store, b.clock, b.leaseDuration, new RelayReporter(b.name, b.listener));
-        this.batchSize = b.batchSize;
-        this.pollInterval = b.pollInterval;
-        this.minPollInterval = minPollInterval;
+                name, ownerId(name), store, clock, settings.leaseDuration(), new RelayReporter(name, listener));
+        this.batchSize = settings.batchSize();
+        this.pollInterval = settings.pollInterval();
+        this.minPollInterval = settings.minPollInterval();
         this.announceIdleAfter = min(minPollInterval.multipliedBy(1L << ANNOUNCE_IDLE_AFTER_DOUBLINGS), pollInterval);
-        this.publishTimeout = b.publishTimeout;
-        this.retainPublished = b.retainPublished;
-        this.purgeInterval = b.purgeInterval;
-        this.purgeBatchSize = b.purgeBatchSize;
-        this.listen = b.listen;
-        this.threadFactory = b.threadFactory != null ? b.threadFactory : defaultThreads(b.name);
-        ThreadFactory publishThreads = b.threadFactory != null ? b.threadFactory : daemon("txoutbox-publish-" + b.name);
-        this.publisher = new BatchPublisher(scope, b.publisher, b.publishTimeout, publishThreads);
-        this.cycle = new RelayCycle(scope, b, publisher, stopping);
-        ThreadFactory finishThreads = b.threadFactory != null ? b.threadFactory : daemon("txoutbox-finish-" + b.name);
-        this.pipeline = new Pipeline(
-                b.maxInFlightBatches, finishThreads, e -> scope.reporter().error("publish", e));
+        this.publishTimeout = settings.publishTimeout();
+        this.retainPublished = settings.retainPublished();
+        this.purgeInterval = settings.purgeInterval();
+        this.purgeBatchSize = RelaySettings.PURGE_BATCH_SIZE;
+        this.listen = settings.listen();
+        this.threadFactory = threads != null ? threads : defaultThreads(name);
+        ThreadFactory publishThreads = threads != null ? threads : daemon("txoutbox-publish-" + name);
+        this.publisher = new BatchPublisher(scope, target, publishTimeout, publishThreads);
+        this.cycle = new RelayCycle(scope, settings, random, publisher, stopping);
+        ThreadFactory finishThreads = threads != null ? threads : daemon("txoutbox-finish-" + name);
+        this.pipeline = new Pipeline(settings.maxInFlightBatches(), finishThreads, e -> scope.reporter()
+                .error("publish", e));
     }
 
     /** @return a factory of daemon threads of one name */

@@ -1,6 +1,8 @@
 package io.txoutbox.relay;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
 import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
@@ -151,26 +153,11 @@ public interface Relay extends AutoCloseable {
         final OutboxStore store;
         final InstantSource clock;
         final Publisher publisher;
-        String name = DEFAULT_NAME;
-        int batchSize = DEFAULT_BATCH_SIZE;
-        int maxInFlightBatches = DEFAULT_MAX_IN_FLIGHT_BATCHES;
-        long maxBatchBytes;
-        boolean maxBatchBytesSet;
-        Duration pollInterval = DEFAULT_POLL_INTERVAL;
-        /** {@code null}: the default, or the poll interval where that is shorter. */
-        Duration minPollInterval;
-
-        Duration leaseDuration = DEFAULT_LEASE_DURATION;
-        Duration publishTimeout = DEFAULT_PUBLISH_TIMEOUT;
-        Backoff backoff = Backoff.DEFAULT;
-        int maxAttempts = DEFAULT_MAX_ATTEMPTS;
-        Duration retainPublished;
-        Duration purgeInterval = DEFAULT_PURGE_INTERVAL;
-        int purgeBatchSize = 1_000;
-        boolean listen = DEFAULT_LISTEN;
-        RelayListener listener = RelayListener.NOOP;
-        ThreadFactory threadFactory;
-        RandomGenerator random = new SplittableRandom();
+        private final SettingValues values = new SettingValues();
+        private Backoff backoff = Backoff.DEFAULT;
+        private RelayListener listener = RelayListener.NOOP;
+        private ThreadFactory threadFactory;
+        private RandomGenerator random = new SplittableRandom();
 
         private Builder(OutboxStore store, InstantSource clock, Publisher publisher) {
             this.store = store;
@@ -183,7 +170,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder name(String name) {
-            this.name = name;
+            values.set(RelaySettings.NAME, name);
             return this;
         }
 
@@ -192,7 +179,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder batchSize(int batchSize) {
-            this.batchSize = batchSize;
+            values.set(RelaySettings.BATCH_SIZE, batchSize);
             return this;
         }
 
@@ -209,7 +196,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder maxInFlightBatches(int maxInFlightBatches) {
-            this.maxInFlightBatches = maxInFlightBatches;
+            values.set(RelaySettings.MAX_IN_FLIGHT_BATCHES, maxInFlightBatches);
             return this;
         }
 
@@ -240,8 +227,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder maxBatchBytes(long maxBatchBytes) {
-            this.maxBatchBytes = maxBatchBytes;
-            this.maxBatchBytesSet = true;
+            values.set(RelaySettings.MAX_BATCH_BYTES, maxBatchBytes);
             return this;
         }
 
@@ -264,7 +250,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder pollInterval(Duration pollInterval) {
-            this.pollInterval = pollInterval;
+            values.set(RelaySettings.POLL_INTERVAL, pollInterval);
             return this;
         }
 
@@ -277,7 +263,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder minPollInterval(Duration minPollInterval) {
-            this.minPollInterval = minPollInterval;
+            values.set(RelaySettings.MIN_POLL_INTERVAL, minPollInterval);
             return this;
         }
 
@@ -287,7 +273,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder leaseDuration(Duration leaseDuration) {
-            this.leaseDuration = leaseDuration;
+            values.set(RelaySettings.LEASE_DURATION, leaseDuration);
             return this;
         }
 
@@ -297,7 +283,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder publishTimeout(Duration publishTimeout) {
-            this.publishTimeout = publishTimeout;
+            values.set(RelaySettings.PUBLISH_TIMEOUT, publishTimeout);
             return this;
         }
 
@@ -316,7 +302,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder maxAttempts(int maxAttempts) {
-            this.maxAttempts = maxAttempts;
+            values.set(RelaySettings.MAX_ATTEMPTS, maxAttempts);
             return this;
         }
 
@@ -328,7 +314,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder retainPublished(Duration retention) {
-            this.retainPublished = retention;
+            values.set(RelaySettings.RETAIN_PUBLISHED, retention);
             return this;
         }
 
@@ -337,7 +323,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder purgeInterval(Duration purgeInterval) {
-            this.purgeInterval = purgeInterval;
+            values.set(RelaySettings.PURGE_INTERVAL, purgeInterval);
             return this;
         }
 
@@ -346,7 +332,7 @@ public interface Relay extends AutoCloseable {
          * @return this builder
          */
         public Builder listen(boolean listen) {
-            this.listen = listen;
+            values.set(RelaySettings.LISTEN, listen);
             return this;
         }
 
@@ -404,7 +390,37 @@ public interface Relay extends AutoCloseable {
                                 + " change stream publishes the events, and a relay would find nothing."
                                 + " Build the relay from an outbox without changeDataCapture(true)");
             }
-            return new DefaultRelay(this, validatedMinPollInterval());
+            return new DefaultRelay(store, clock, publisher, validated(), listener, threadFactory, random);
+        }
+
+        /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling), before customizations in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(RelaySettings settings) {
+            values.setAll(settings.given());
+            backoff = settings.backoff();
+            return this;
+        }
+
+        /**
+         * Sets one setting through its descriptor; the typed setters ({@link #batchSize(int)} and the
+         * others) do the same.
+         *
+         * @param setting one of {@link RelaySettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
+         * @return this builder
+         */
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!RelaySettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of a relay");
+            }
+            values.set(setting, value);
+            return this;
         }
 
         /**
@@ -416,13 +432,16 @@ public interface Relay extends AutoCloseable {
          * @throws OutboxValidationException naming a setting that is out of bounds or contradicts another
          */
         public Builder validate() {
-            validatedMinPollInterval();
+            validated();
             return this;
         }
 
-        /** @return the effective minimum poll interval, after every setting is checked */
-        private Duration validatedMinPollInterval() {
-            return RelaySettingsCheck.check(this);
+        /** @return the settings, checked */
+        private RelaySettings validated() {
+            if (backoff == null) {
+                throw OutboxValidationException.missing("Relay.Builder.backoff");
+            }
+            return RelaySettings.of(values, backoff, RelaySettings.JAVA);
         }
     }
 }

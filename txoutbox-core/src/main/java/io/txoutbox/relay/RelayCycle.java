@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,17 +58,23 @@ final class RelayCycle {
 
     /**
      * @param scope the relay this cycle belongs to
-     * @param b the relay's settings: batch size and bytes, retention, attempt budget and backoff
+     * @param settings the relay's settings: batch size and bytes, retention, attempt budget and backoff
+     * @param random the source of backoff jitter
      * @param publisher publishes a claimed batch
      * @param wake cuts short the pause between two tries to mark a batch when the relay stops
      */
-    RelayCycle(RelayScope scope, Relay.Builder b, BatchPublisher publisher, WakeSignal wake) {
+    RelayCycle(
+            RelayScope scope,
+            RelaySettings settings,
+            RandomGenerator random,
+            BatchPublisher publisher,
+            WakeSignal wake) {
         this.scope = scope;
-        this.batchSize = b.batchSize;
-        this.maxBatchBytes = b.maxBatchBytes > 0 ? b.maxBatchBytes : Relay.Builder.defaultMaxBatchBytes();
-        this.maxAttempts = b.maxAttempts;
-        this.retainPublished = b.retainPublished != null;
-        this.settlement = new Settlement(b.maxAttempts, b.backoff, b.random);
+        this.batchSize = settings.batchSize();
+        this.maxBatchBytes = settings.maxBatchBytes();
+        this.maxAttempts = settings.maxAttempts();
+        this.retainPublished = settings.retainPublished() != null;
+        this.settlement = new Settlement(settings.maxAttempts(), settings.backoff(), random);
         this.publisher = publisher;
         this.wake = wake;
     }

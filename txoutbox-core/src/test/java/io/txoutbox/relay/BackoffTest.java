@@ -48,10 +48,10 @@ class BackoffTest {
     void contradictions_are_rejected_naming_the_field() {
         assertThatThrownBy(() -> new Backoff(Duration.ZERO, 2, Duration.ofSeconds(1), true))
                 .isInstanceOf(OutboxValidationException.class)
-                .hasMessage("Backoff.base is PT0S; it must be positive");
+                .hasMessage("Backoff.base is 0s; it must be positive");
         assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(1), 0.5, Duration.ofSeconds(1), true))
                 .hasMessage("Backoff.factor is 0.5; it must be 1 or more");
         assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(2), 2, Duration.ofSeconds(1), true))
-                .hasMessage("Backoff.max is PT1S; it must be at least Backoff.base (PT2S)");
+                .hasMessage("Backoff.max is 1s; it must be at least Backoff.base (2s)");
     }
 }

@@ -216,22 +216,22 @@ class RelayLoopTest {
                         .leaseDuration(Duration.ofSeconds(5))
                         .publishTimeout(Duration.ofSeconds(5))
                         .validate())
-                .hasMessageStartingWith("Relay.Builder.leaseDuration (5000 ms) must be longer than"
-                        + " Relay.Builder.publishTimeout (5000 ms)");
+                .hasMessageStartingWith("Relay.Builder.leaseDuration is 5s; it must be longer than"
+                        + " Relay.Builder.publishTimeout (5s)");
         assertThatThrownBy(() -> Relay.settings().pollInterval(Duration.ZERO).validate())
-                .hasMessage("Relay.Builder.pollInterval is PT0S; it must be positive");
+                .hasMessage("Relay.Builder.pollInterval is 0s; it must be positive");
         assertThatThrownBy(() -> Relay.settings()
                         .leaseDuration(Duration.ofSeconds(Long.MAX_VALUE))
                         .validate())
                 .isInstanceOf(OutboxValidationException.class)
-                .hasMessage("Relay.Builder.leaseDuration is PT2562047788015215H30M7S; it must be at most PT24H");
+                .hasMessage("Relay.Builder.leaseDuration is 9223372036854775807s; it must be at most 1d");
         assertThatThrownBy(
                         () -> Relay.settings().pollInterval(Duration.ofDays(2)).validate())
-                .hasMessage("Relay.Builder.pollInterval is PT48H; it must be at most PT24H");
+                .hasMessage("Relay.Builder.pollInterval is 2d; it must be at most 1d");
         assertThatThrownBy(() -> Relay.settings()
                         .retainPublished(Duration.ofDays(40_000))
                         .validate())
-                .hasMessage("Relay.Builder.retainPublished is PT960000H; it must be at most PT876600H");
+                .hasMessage("Relay.Builder.retainPublished is 40000d; it must be at most 36525d");
         assertThat(Relay.settings().leaseDuration(Duration.ofDays(1)).validate())
                 .as("a day's lease is the longest accepted")
                 .isNotNull();

@@ -401,7 +401,7 @@ final class AdminServer implements AutoCloseable {
         n.put("user", c.user());
         n.put("ordered", c.ordered() == null ? null : c.ordered().name().toLowerCase());
         n.put("relays", s.relays().size());
-        n.put("batchSize", c.relay().effectiveBatchSize());
+        n.put("batchSize", c.relay().settings().batchSize());
         ArrayNode routes = n.putArray("routes");
         s.transports().forEach(routes::add);
         return n;

@@ -1,5 +1,6 @@
 package io.txoutbox.server;
 
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
 
 /**
@@ -21,6 +22,17 @@ final class ConfigException extends RuntimeException {
     ConfigException(String key, String problem, Throwable cause) {
         super(Redaction.redact(key + ": " + problem), cause);
         this.key = key;
+    }
+
+    /**
+     * @param e a library rule's refusal of a setting that a binder named by its key ({@link
+     *     io.txoutbox.settings.Spelling#keys(String)}), so that its field is the key
+     * @return the refusal under that key, the key not repeated at the start of the problem
+     */
+    static ConfigException refused(OutboxValidationException e) {
+        String key = e.field();
+        String text = e.getMessage();
+        return new ConfigException(key, text.startsWith(key + " ") ? text.substring(key.length() + 1) : text, e);
     }
 
     /** @return the configuration key at fault, e.g. {@code sources[0].relay.batch-size} */

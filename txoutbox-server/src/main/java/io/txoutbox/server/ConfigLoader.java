@@ -5,8 +5,14 @@ import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Dialect;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxTable;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
 import io.txoutbox.relay.Backoff;
+import io.txoutbox.relay.Relay;
+import io.txoutbox.relay.RelaySettings;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -182,8 +189,8 @@ final class ConfigLoader {
         boolean createSchema = s.bool("create-schema", false);
         boolean foreignWriterWakeups = s.bool("foreign-writer-wakeups", false);
         Duration publishedPartitions = s.duration("published-partitions", null);
-        ServerConfig.Relay relay = relay(s.object("relay"));
-        LibraryChecks.source(s.path(), name, table, relay);
+        LibraryChecks.table(s.path(), table);
+        ServerConfig.Relay relay = relay(s.object("relay"), s.path(), name);
         LibraryChecks.outbox(s.path(), table, dialect, publishedPartitions);
         int poolSize = s.integer("pool-size", Math.min(100, defaultPoolSize(relay)), 2, 100);
         if (poolSize < relay.instances() + 1) {
@@ -220,11 +227,8 @@ final class ConfigLoader {
      *     and the listening connection included), and one for the admin API's queries
      */
     private static int defaultPoolSize(ServerConfig.Relay relay) {
-        int inFlight = relay.maxInFlightBatches() != null
-                ? relay.maxInFlightBatches()
-                : io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES;
-        boolean listen = relay.listen() != null ? relay.listen() : io.txoutbox.relay.Relay.Builder.DEFAULT_LISTEN;
-        return relay.instances() * io.txoutbox.relay.Relay.Builder.connectionsAtOnce(inFlight, listen) + 1;
+        RelaySettings r = relay.settings();
+        return relay.instances() * Relay.Builder.connectionsAtOnce(r.maxInFlightBatches(), r.listen()) + 1;
     }
 
     private static void checkJdbcUrl(String key, String url) {
@@ -250,45 +254,27 @@ final class ConfigLoader {
     }
 
     /**
-     * Reads the relay settings; their values are the library's to check ({@link LibraryChecks}), their
-     * defaults the library's to give (a key left out is not set).
+     * Reads a source's relay settings through the library's descriptors ({@link RelaySettings#SETTINGS},
+     * {@link Backoff#SETTINGS}) and checks them with the library's rules, which name a refused setting by
+     * its key here ({@code sources[0].relay.batch-size}; the name is the source's, {@code sources[0].name}).
      */
-    private static ServerConfig.Relay relay(ConfigNode r) {
+    private static ServerConfig.Relay relay(ConfigNode r, String sourceKey, String name) {
         int instances = r.integer("instances", 1, 1, 16);
-        Integer batchSize = r.optionalInteger("batch-size");
-        Integer inFlight = r.optionalInteger("max-in-flight-batches");
-        Duration poll = r.duration("poll-interval", null);
-        Duration minPoll = r.duration("min-poll-interval", null);
-        Duration lease = r.duration("lease-duration", null);
-        Duration timeout = r.duration("publish-timeout", null);
-        Integer maxAttempts = r.optionalInteger("max-attempts");
-        ConfigNode backoffKeys = r.object("backoff");
-        Backoff backoff = backoffKeys.isEmpty() ? null : backoff(backoffKeys);
-        Duration retain = r.duration("retain-published", null);
-        Boolean listen = r.optionalBool("listen");
-        r.rejectUnknown();
-        return new ServerConfig.Relay(
-                instances, batchSize, inFlight, poll, minPoll, lease, timeout, maxAttempts, backoff, retain, listen);
-    }
-
-    /** A backoff whose missing parts are the library's defaults ({@link Backoff#DEFAULT}). */
-    private static Backoff backoff(ConfigNode b) {
-        Backoff d = Backoff.DEFAULT;
-        Duration base = b.duration("base", d.base());
-        String factorText = b.string("factor", null);
-        double factor = d.factor();
-        if (factorText != null) {
-            try {
-                factor = Double.parseDouble(factorText.strip());
-            } catch (NumberFormatException e) {
-                throw new ConfigException(
-                        b.key("factor"), "expected a number such as 2 or 1.5, got '" + factorText + "'");
-            }
-        }
-        Duration max = b.duration("max", d.max());
-        boolean jitter = b.bool("jitter", d.fullJitter());
+        List<Setting<?>> keys = RelaySettings.SETTINGS.stream()
+                .filter(s -> s != RelaySettings.NAME)
+                .toList();
+        SettingValues values = r.values(keys).set(RelaySettings.NAME, name);
+        ConfigNode b = r.object("backoff");
+        SettingValues backoff = b.values(Backoff.SETTINGS);
         b.rejectUnknown();
-        return LibraryChecks.backoff(b.path(), base, factor, max, jitter);
+        r.rejectUnknown();
+        try {
+            Backoff checkedBackoff = Backoff.of(backoff, Spelling.keys(b.path()));
+            Spelling spelling = Spelling.keys(r.path()).except(Map.of(RelaySettings.NAME, sourceKey + ".name"));
+            return new ServerConfig.Relay(instances, RelaySettings.of(values, checkedBackoff, spelling));
+        } catch (OutboxValidationException e) {
+            throw ConfigException.refused(e);
+        }
     }
 
     private static List<ServerConfig.Route> routes(ConfigNode s) {

@@ -5,34 +5,27 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.admin.SettingNames;
-import io.txoutbox.relay.Backoff;
-import io.txoutbox.relay.Relay;
 import java.time.Duration;
 import java.util.function.Function;
 
 /**
  * The library's rules for a source, checked when the configuration is read, before any database is
- * reached: the table's name and the relay's settings go through the library's own builders ({@code
- * Outbox.Builder}, {@code Relay.Builder}, {@link Backoff}), and whatever they refuse is reported under
- * the YAML key it was set from ({@code Relay.Builder.batchSize} is {@code sources[0].relay.batch-size}),
- * in the library's words. The limits, the defaults and the messages live once, in the library; the
- * starter maps the same errors to its property names.
+ * reached: the table's name and the outbox's settings go through the library's own builder ({@code
+ * Outbox.Builder}), and whatever it refuses is reported under the YAML key it was set from, in the
+ * library's words. The relay's settings are read through their descriptors and need no renaming
+ * ({@code ConfigLoader}).
  */
 final class LibraryChecks {
     private LibraryChecks() {}
 
     /**
      * @param sourceKey the source's key, {@code sources[0]}
-     * @param name the source's name, which its relays are named after
      * @param table the outbox table
-     * @param relay the relay settings
-     * @throws ConfigException naming {@code sources[0].table} or the {@code sources[0].relay} key that the
-     *     library refuses
+     * @throws ConfigException naming {@code sources[0].table} when the library refuses the name
      */
-    static void source(String sourceKey, String name, String table, ServerConfig.Relay relay) {
+    static void table(String sourceKey, String table) {
         try {
             OutboxTable.of(table);
-            relay.configure(Relay.settings()).name(name).validate();
         } catch (OutboxValidationException e) {
             throw refused(e, sourceKey);
         }
@@ -73,24 +66,6 @@ final class LibraryChecks {
     }
 
     /**
-     * @param key the backoff's key, {@code sources[0].relay.backoff}
-     * @return the backoff, checked by the library
-     * @throws ConfigException naming the key under {@code key} that the library refuses
-     */
-    static Backoff backoff(String key, Duration base, double factor, Duration max, boolean jitter) {
-        try {
-            return new Backoff(base, factor, max, jitter);
-        } catch (OutboxValidationException e) {
-            throw keyed(
-                    e,
-                    key,
-                    setting -> setting.startsWith("Backoff.")
-                            ? key + "." + (setting.equals("Backoff.fullJitter") ? "jitter" : yaml(setting))
-                            : null);
-        }
-    }
-
-    /**
      * @param e the library's refusal
      * @param section the key to name when the setting is none of {@code keys}'
      * @param keys the YAML key a library setting is set from, or {@code null} when none is
@@ -118,12 +93,6 @@ final class LibraryChecks {
 
     /** @return the key under {@code sources[i]} that a library setting of a source is set from */
     private static String sourceKey(String sourceKey, String setting) {
-        if (setting.equals("Relay.Builder.name")) {
-            return sourceKey + ".name";
-        }
-        if (setting.startsWith("Relay.Builder.")) {
-            return sourceKey + ".relay." + yaml(setting);
-        }
         if (setting.equals("Outbox.Builder.publishedPartitions")) {
             return sourceKey + ".published-partitions";
         }

@@ -260,7 +260,7 @@ final class RelaySource implements AutoCloseable {
         }
         routing = new RoutingPublisher(
                 targets,
-                config.relay().effectivePublishTimeout(),
+                config.relay().settings().publishTimeout(),
                 registry,
                 Tags.of("source", config.name()),
                 java.time.InstantSource.system());

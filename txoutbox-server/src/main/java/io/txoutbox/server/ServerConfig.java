@@ -6,7 +6,7 @@ import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
 import io.txoutbox.Redaction;
 import io.txoutbox.admin.AdminJson;
-import io.txoutbox.relay.Backoff;
+import io.txoutbox.relay.RelaySettings;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
@@ -196,67 +196,17 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
     }
 
     /**
-     * A source's relay settings as the YAML gives them: {@code null} where it says nothing, so that the
-     * library's own default applies ({@link #configure}); the library checks them ({@code ConfigLoader}
-     * runs its builder before any database is reached).
-     *
-     * @param instances relays on this table in this server (they share it safely)
-     * @param batchSize rows per claim, or {@code null}
-     * @param maxInFlightBatches batches claimed and not yet marked at once (pipelining), or {@code null}
-     * @param pollInterval the longest an idle relay sleeps, or {@code null}
-     * @param minPollInterval the sleep after a claim that found work, doubling with every empty claim up to
-     *     the poll interval, or {@code null}
-     * @param leaseDuration how long a claim is held, or {@code null}
-     * @param publishTimeout how long to wait for a batch's confirmations, or {@code null}
-     * @param maxAttempts attempts before an event is dead, or {@code null}
-     * @param backoff the delay between attempts, or {@code null}
-     * @param retainPublished keep published rows this long, or {@code null} to delete them at once
-     * @param listen wake on PostgreSQL notifications, or {@code null}
+     * @param instances how many relays of these settings run on the source's table
+     * @param settings their settings, checked by the library's rules when the YAML was read (each relay is
+     *     named after the source, and numbered when there are several)
      */
-    record Relay(
-            int instances,
-            Integer batchSize,
-            Integer maxInFlightBatches,
-            Duration pollInterval,
-            Duration minPollInterval,
-            Duration leaseDuration,
-            Duration publishTimeout,
-            Integer maxAttempts,
-            Backoff backoff,
-            Duration retainPublished,
-            Boolean listen) {
-        /**
-         * {@code Relay.Builder}'s default publish timeout, which the routes' deadlines derive from when the
-         * YAML gives none. Part A of issue #14 names it in the library ({@code
-         * Relay.Builder.DEFAULT_PUBLISH_TIMEOUT}): use that once it is there.
-         */
-
+    record Relay(int instances, RelaySettings settings) {
         /**
          * @param b a relay builder
-         * @return {@code b} with every setting the YAML gives; the library's defaults stay for the rest
+         * @return {@code b} with these settings
          */
         io.txoutbox.relay.Relay.Builder configure(io.txoutbox.relay.Relay.Builder b) {
-            ConfigNode.ifGiven(batchSize, b::batchSize);
-            ConfigNode.ifGiven(maxInFlightBatches, b::maxInFlightBatches);
-            ConfigNode.ifGiven(pollInterval, b::pollInterval);
-            ConfigNode.ifGiven(minPollInterval, b::minPollInterval);
-            ConfigNode.ifGiven(leaseDuration, b::leaseDuration);
-            ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
-            ConfigNode.ifGiven(maxAttempts, b::maxAttempts);
-            ConfigNode.ifGiven(backoff, b::backoff);
-            ConfigNode.ifGiven(retainPublished, b::retainPublished);
-            ConfigNode.ifGiven(listen, b::listen);
-            return b;
-        }
-
-        /** @return rows per claim, the library's default when the YAML gives none */
-        int effectiveBatchSize() {
-            return batchSize != null ? batchSize : io.txoutbox.relay.Relay.Builder.DEFAULT_BATCH_SIZE;
-        }
-
-        /** @return the publish timeout, the library's default when the YAML gives none */
-        Duration effectivePublishTimeout() {
-            return publishTimeout != null ? publishTimeout : io.txoutbox.relay.Relay.Builder.DEFAULT_PUBLISH_TIMEOUT;
+            return b.settings(settings);
         }
     }
 

@@ -40,12 +40,12 @@ class ConfigErrorTest {
             out of range     | 'poll-interval: 500ms'            | 'batch-size: 0'                       | sources[0].relay.batch-size: is 0; it must be between 1 and 10000
             bad duration     | 'poll-interval: 500ms'            | 'poll-interval: soon'                 | sources[0].relay.poll-interval: expected a duration
             attempts         | 'poll-interval: 500ms'            | 'max-attempts: 0'                     | sources[0].relay.max-attempts: is 0; it must be between 1 and 1000
-            zero poll        | 'poll-interval: 500ms'            | 'poll-interval: 0s'                   | sources[0].relay.poll-interval: is PT0S; it must be positive
-            min over default | 'poll-interval: 500ms'            | 'min-poll-interval: 3s'               | sources[0].relay.min-poll-interval: 3000 ms must not be longer than sources[0].relay.poll-interval (2000 ms)
+            zero poll        | 'poll-interval: 500ms'            | 'poll-interval: 0s'                   | sources[0].relay.poll-interval: is 0s; it must be positive
+            min over default | 'poll-interval: 500ms'            | 'min-poll-interval: 3s'               | sources[0].relay.min-poll-interval: is 3s; it must not be longer than sources[0].relay.poll-interval (2s)
             negative retain  | 'poll-interval: 500ms'            | 'retain-published: -PT1S'             | sources[0].relay.retain-published: is PT-1S; it must not be negative
             backoff factor   | 'backoff: {base: 200ms, max: 1s}' | 'backoff: {factor: 0.5}'              | sources[0].relay.backoff.factor: is 0.5; it must be 1 or more
-            backoff max      | 'backoff: {base: 200ms, max: 1s}' | 'backoff: {base: 2s, max: 1s}'        | sources[0].relay.backoff.max: is PT1S; it must be at least sources[0].relay.backoff.base (PT2S)
-            lease vs timeout | 'poll-interval: 500ms'            | 'publish-timeout: 40s'                | sources[0].relay.lease-duration: 30000 ms must be longer than sources[0].relay.publish-timeout (40000 ms)
+            backoff max      | 'backoff: {base: 200ms, max: 1s}' | 'backoff: {base: 2s, max: 1s}'        | sources[0].relay.backoff.max: is 1s; it must be at least sources[0].relay.backoff.base (2s)
+            lease vs timeout | 'poll-interval: 500ms'            | 'publish-timeout: 40s'                | sources[0].relay.lease-duration: is 30s; it must be longer than sources[0].relay.publish-timeout (40s)
             not a JDBC URL   | 'jdbc-url: jdbc:postgresql:'      | 'jdbc-url: postgres:'                 | sources[0].jdbc-url: 'postgres://localhost
             no driver        | 'jdbc-url: jdbc:postgresql:'      | 'jdbc-url: jdbc:oracle:'              | sources[0].jdbc-url: no bundled JDBC driver accepts
             bad table name   | 'table: srv_never_created'        | 'table: drop-table'                   | sources[0].table:
@@ -154,7 +154,7 @@ class ConfigErrorTest {
                 .replace("poll-interval: 500ms", "poll-interval: ${TEST_POLL:-750ms}");
         ServerConfig c = ConfigLoader.parse(yaml, Map.of("TEST_DB_PASSWORD", "s3cret-value")::get);
         assertThat(c.sources().get(0).password().value()).isEqualTo("s3cret-value");
-        assertThat(c.sources().get(0).relay().pollInterval()).isEqualTo(Duration.ofMillis(750));
+        assertThat(c.sources().get(0).relay().settings().pollInterval()).isEqualTo(Duration.ofMillis(750));
         assertThat(c.toString())
                 .doesNotContain("s3cret-value")
                 .doesNotContain(TestSupport.TOKEN)

@@ -50,10 +50,10 @@ class YamlScalarsTest {
         ServerConfig c = parse(VALID.replace("poll-interval: 500ms", "poll-interval: 500ms\n      batch-size: 200")
                 .replace("  port: 0", "  port: 8081")
                 .replace("create-schema: false", "create-schema: yes"));
-        assertThat(c.sources().get(0).relay().batchSize()).isEqualTo(200);
+        assertThat(c.sources().get(0).relay().settings().batchSize()).isEqualTo(200);
         assertThat(c.admin().port()).isEqualTo(8081);
         assertThat(c.sources().get(0).createSchema()).isTrue();
-        assertThat(c.sources().get(0).relay().pollInterval()).isEqualTo(Duration.ofMillis(500));
+        assertThat(c.sources().get(0).relay().settings().pollInterval()).isEqualTo(Duration.ofMillis(500));
     }
 
     @Test

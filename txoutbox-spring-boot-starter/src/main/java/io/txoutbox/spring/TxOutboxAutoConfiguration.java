@@ -7,6 +7,7 @@ import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.handler.EventHandlers;
 import io.txoutbox.micrometer.OpenTelemetryScope;
 import io.txoutbox.relay.Relay;
+import io.txoutbox.relay.RelaySettings;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
 import java.util.Arrays;
@@ -29,6 +30,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Configures txoutbox from the application's {@link DataSource}: a {@link SpringOutbox} whose appends join
@@ -108,7 +110,8 @@ public class TxOutboxAutoConfiguration {
 
     /**
      * @param outbox the outbox to relay
-     * @param properties the {@code txoutbox.relay.*} properties
+     * @param environment the {@code txoutbox.relay.*} properties, bound through the library's descriptors
+     *     ({@link RelayProperties})
      * @param beans to name the publisher beans in an error
      * @param publishers the application's publisher bean
      * @param handlers the handler beans, used when there is no publisher bean
@@ -122,7 +125,7 @@ public class TxOutboxAutoConfiguration {
     @Conditional(PublisherOrHandlers.class)
     public RelayLifecycle txoutboxRelay(
             Outbox outbox,
-            TxOutboxProperties properties,
+            Environment environment,
             ListableBeanFactory beans,
             ObjectProvider<Publisher> publishers,
             ObjectProvider<OutboxHandler> handlers,
@@ -132,27 +135,12 @@ public class TxOutboxAutoConfiguration {
         RelayListener listener =
                 CompositeRelayListener.of(listeners.orderedStream().toList());
         List<RelayCustomizer> custom = customizers.orderedStream().toList();
-        TxOutboxProperties.Relay r = properties.relay();
+        RelaySettings settings = RelayProperties.bind(environment);
         Supplier<Relay> factory = () -> {
-            Relay.Builder builder = outbox.relay(publisher)
-                    .name(r.name())
-                    .batchSize(r.batchSize())
-                    .maxInFlightBatches(r.maxInFlightBatches())
-                    .pollInterval(r.pollInterval())
-                    .minPollInterval(r.minPollInterval())
-                    .leaseDuration(r.leaseDuration())
-                    .publishTimeout(r.publishTimeout())
-                    .maxAttempts(r.maxAttempts())
-                    .retainPublished(r.retainPublished())
-                    .purgeInterval(r.purgeInterval())
-                    .listen(r.listen())
-                    .listener(listener);
+            Relay.Builder builder = outbox.relay(publisher).settings(settings).listener(listener);
             custom.forEach(c -> c.customize(builder));
-            try {
-                return builder.build();
-            } catch (OutboxValidationException e) {
-                throw PropertyNames.translate(e);
-            }
+            // What the properties set was checked under their names; a customizer's setting is named in Java.
+            return builder.build();
         };
         if (outbox instanceof SpringOutbox s && !s.isReady()) {
             return new RelayLifecycle(factory, s::whenReady);

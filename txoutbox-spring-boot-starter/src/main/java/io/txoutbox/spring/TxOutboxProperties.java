@@ -77,48 +77,14 @@ public record TxOutboxProperties(
     }
 
     /**
-     * The embedded relay ({@code txoutbox.relay.*}).
+     * The embedded relay's switch. Its settings ({@code txoutbox.relay.batch-size} and the others) are the
+     * library's ({@link io.txoutbox.relay.RelaySettings#SETTINGS}), bound through their descriptors by the
+     * auto-configuration, not declared here.
      *
      * @param enabled run a relay in this application (it starts only when a Publisher bean or OutboxHandler
      *     beans exist)
-     * @param name the relay's name: logs, metrics and the lease owner; letters, digits, '.', '_', '-'
-     * @param batchSize rows per claim, 1 to 10,000; a full batch loops again at once
-     * @param maxInFlightBatches batches claimed and not yet marked at once, 1 to 16: above 1 the relay
-     *     claims the next batch while the broker confirms one (pipelining); default 2, and a relay holds up
-     *     to this many connections + 1 at once, plus its listening one
-     * @param pollInterval the longest an idle relay sleeps: the safety net under wake-ups
-     * @param minPollInterval the sleep after a claim that found work; it doubles with every empty claim up
-     *     to poll-interval (unset: the core's default, 25 ms, or poll-interval where that is shorter)
-     * @param leaseDuration how long a claim is held; must be longer than publish-timeout
-     * @param publishTimeout how long to wait for the broker's confirmations of a batch
-     * @param maxAttempts attempts before an event is dead, 1 to 1,000; an event's own budget wins
-     * @param retainPublished keep published rows this long, then purge them; unset deletes them at once
-     *     (txoutbox.published-partitions keeps them out of the table, in partitions dropped whole)
-     * @param purgeInterval how often a retaining relay purges
-     * @param listen wake on PostgreSQL notifications (after-commit ones from appenders anywhere, and those of
-     *     the foreign-writer trigger); the listening connection is one more of the pool's
      */
-    public record Relay(
-            @DefaultValue("true") boolean enabled,
-            @DefaultValue("relay") String name,
-
-            @DefaultValue("" + io.txoutbox.relay.Relay.Builder.DEFAULT_BATCH_SIZE)
-            int batchSize,
-
-            @DefaultValue("" + io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_IN_FLIGHT_BATCHES)
-            int maxInFlightBatches,
-
-            @DefaultValue("2s") Duration pollInterval,
-            Duration minPollInterval,
-            @DefaultValue("30s") Duration leaseDuration,
-            @DefaultValue("10s") Duration publishTimeout,
-
-            @DefaultValue("" + io.txoutbox.relay.Relay.Builder.DEFAULT_MAX_ATTEMPTS)
-            int maxAttempts,
-
-            Duration retainPublished,
-            @DefaultValue("1m") Duration purgeInterval,
-            @DefaultValue("true") boolean listen) {}
+    public record Relay(@DefaultValue("true") boolean enabled) {}
 
     /**
      * The health indicator ({@code txoutbox.health.*}), contributed as {@code txoutbox}.

@@ -210,6 +210,8 @@ class TxOutboxAutoConfigurationTest {
                 "txoutbox.relay.name=has space          | txoutbox.relay.name",
                 "txoutbox.relay.lease-duration=5s       | txoutbox.relay.lease-duration",
                 "txoutbox.relay.poll-interval=0s        | txoutbox.relay.poll-interval",
+                "txoutbox.relay.backoff.factor=0.5      | txoutbox.relay.backoff.factor",
+                "txoutbox.relay.max-batch-bytes=0       | txoutbox.relay.max-batch-bytes",
                 "txoutbox.max-payload-bytes=0           | txoutbox.max-payload-bytes",
                 "txoutbox.table=Bad-Name                | txoutbox.table",
                 "txoutbox.health.dead-threshold=-1      | txoutbox.health.dead-threshold",
@@ -224,6 +226,32 @@ class TxOutboxAutoConfigurationTest {
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(allMessages(context)).contains(property);
+                });
+    }
+
+    @Test
+    void a_relay_property_that_contradicts_another_is_named_with_the_other_as_written() {
+        withDatabase()
+                .withUserConfiguration(PublisherConfig.class, MeterRegistryConfig.class)
+                .withPropertyValues("txoutbox.relay.lease-duration=5s")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(allMessages(context))
+                            .contains("txoutbox.relay.lease-duration is 5s; it must be longer than"
+                                    + " txoutbox.relay.publish-timeout (10s)")
+                            .doesNotContain("Relay.Builder");
+                });
+    }
+
+    @Test
+    void a_customizer_setting_is_named_as_the_java_that_set_it() {
+        withDatabase()
+                .withUserConfiguration(PublisherConfig.class, MeterRegistryConfig.class)
+                .withBean(RelayCustomizer.class, () -> b -> b.batchSize(0))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(allMessages(context))
+                            .contains("Relay.Builder.batchSize is 0; it must be between 1 and 10000");
                 });
     }
 

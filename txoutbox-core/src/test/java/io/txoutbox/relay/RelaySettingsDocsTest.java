@@ -1,0 +1,34 @@
+package io.txoutbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txoutbox.settings.SettingsTable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's relay and backoff tables are generated from the descriptors: this test fails when they
+ * drift, and rewrites them when run with {@code -Dtxoutbox.regenerate=true} ({@code ./mvnw -pl
+ * txoutbox-core test -Dtest=RelaySettingsDocsTest -Dtxoutbox.regenerate=true}).
+ */
+class RelaySettingsDocsTest {
+    private static final Path README = Path.of("../README.md");
+
+    @Test
+    void the_readme_tables_are_the_descriptors() throws IOException {
+        String doc = Files.readString(README, StandardCharsets.UTF_8);
+        String want =
+                SettingsTable.replace(doc, "relay", SettingsTable.markdown(RelaySettings.SETTINGS, s -> s.name()));
+        want = SettingsTable.replace(
+                want, "backoff", SettingsTable.markdown(Backoff.SETTINGS, s -> "Backoff." + s.name()));
+        if (Boolean.getBoolean("txoutbox.regenerate")) {
+            Files.writeString(README, want, StandardCharsets.UTF_8);
+        }
+        assertThat(doc)
+                .as("regenerate with -Dtxoutbox.regenerate=true (see this test's Javadoc)")
+                .isEqualTo(want);
+    }
+}

@@ -1,0 +1,106 @@
+package io.txoutbox.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.txoutbox.relay.Backoff;
+import io.txoutbox.relay.RelaySettings;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingsTable;
+import io.txoutbox.settings.Spelling;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The IDE metadata of the {@code txoutbox.relay.*} properties and the README's tables of them are
+ * generated from the library's descriptors: this test fails when the committed files drift from them, and rewrites it when run with {@code
+ * -Dtxoutbox.regenerate=true} ({@code ./mvnw -pl txoutbox-spring-boot-starter test
+ * -Dtest=RelayPropertiesDocsTest -Dtxoutbox.regenerate=true}). Spring's annotation processor merges
+ * the file into the jar's {@code spring-configuration-metadata.json}.
+ */
+class RelayPropertiesDocsTest {
+    private static final Path FILE =
+            Path.of("src/main/resources/META-INF/additional-spring-configuration-metadata.json");
+
+    @Test
+    void the_committed_metadata_is_the_one_the_descriptors_give() throws IOException {
+        String expected = metadata();
+        if (Boolean.getBoolean("txoutbox.regenerate")) {
+            Files.writeString(FILE, expected, StandardCharsets.UTF_8);
+        }
+        assertThat(Files.readString(FILE, StandardCharsets.UTF_8))
+                .as("regenerate with -Dtxoutbox.regenerate=true (see this test's Javadoc)")
+                .isEqualTo(expected);
+    }
+
+    @Test
+    void the_jars_metadata_has_every_relay_setting() throws IOException {
+        Path built = Path.of("target/classes/META-INF/spring-configuration-metadata.json");
+        String json = Files.readString(built, StandardCharsets.UTF_8);
+        for (Setting<?> s : RelaySettings.SETTINGS) {
+            assertThat(json).contains("\"name\": \"" + RelayProperties.PREFIX + "." + s.key() + "\"");
+        }
+        assertThat(json).contains("\"name\": \"txoutbox.relay.enabled\"");
+    }
+
+    @Test
+    void the_readme_tables_are_the_descriptors() throws IOException {
+        Path readme = Path.of("README.md");
+        String doc = Files.readString(readme, StandardCharsets.UTF_8);
+        String want = SettingsTable.replace(
+                doc, "relay", SettingsTable.markdown(RelaySettings.SETTINGS, Spelling.keys(RelayProperties.PREFIX)));
+        want = SettingsTable.replace(
+                want,
+                "backoff",
+                SettingsTable.markdown(Backoff.SETTINGS, Spelling.keys(RelayProperties.BACKOFF_PREFIX)));
+        if (Boolean.getBoolean("txoutbox.regenerate")) {
+            Files.writeString(readme, want, StandardCharsets.UTF_8);
+        }
+        assertThat(doc)
+                .as("regenerate with -Dtxoutbox.regenerate=true (see this test's Javadoc)")
+                .isEqualTo(want);
+    }
+
+    static String metadata() {
+        List<String> entries = new ArrayList<>();
+        RelaySettings.SETTINGS.forEach(s -> entries.add(entry(RelayProperties.PREFIX, s)));
+        Backoff.SETTINGS.forEach(s -> entries.add(entry(RelayProperties.BACKOFF_PREFIX, s)));
+        return "{\n  \"properties\": [\n" + String.join(",\n", entries) + "\n  ]\n}\n";
+    }
+
+    private static String entry(String prefix, Setting<?> s) {
+        StringBuilder e = new StringBuilder("    {\n");
+        e.append("      \"name\": ").append(quote(prefix + "." + s.key())).append(",\n");
+        e.append("      \"type\": ").append(quote(s.type().getName())).append(",\n");
+        String limits = s.limits().isEmpty() ? "" : " Limits: " + s.limits() + ".";
+        e.append("      \"description\": ").append(quote(s.doc() + limits));
+        Object d = s.defaultValue();
+        if (d != null) {
+            e.append(",\n      \"defaultValue\": ")
+                    .append(d instanceof Number || d instanceof Boolean ? d.toString() : quote(Setting.show(d)));
+        }
+        return e.append("\n    }").toString();
+    }
+
+    private static String quote(String text) {
+        StringBuilder q = new StringBuilder("\"");
+        for (char c : text.toCharArray()) {
+            switch (c) {
+                case '"' -> q.append("\\\"");
+                case '\\' -> q.append("\\\\");
+                default -> {
+                    if (c < 0x20) {
+                        q.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        q.append(c);
+                    }
+                }
+            }
+        }
+        return q.append('"').toString();
+    }
+}
