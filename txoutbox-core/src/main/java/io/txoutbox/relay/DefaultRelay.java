@@ -8,10 +8,8 @@ import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
@@ -93,7 +91,12 @@ final class DefaultRelay implements Relay {
             RandomGenerator random) {
         String name = settings.name();
         this.scope = new RelayScope(
-                name, ownerId(name), store, clock, settings.leaseDuration(), new RelayReporter(name, listener));
+                name,
+                settings.newLeaseOwner(),
+                store,
+                clock,
+                settings.leaseDuration(),
+                new RelayReporter(name, listener));
         this.batchSize = settings.batchSize();
         this.pollInterval = settings.pollInterval();
         this.minPollInterval = settings.minPollInterval();
@@ -119,17 +122,6 @@ final class DefaultRelay implements Relay {
             t.setDaemon(true);
             return t;
         };
-    }
-
-    private static String ownerId(String name) {
-        String host = System.getenv().getOrDefault("HOSTNAME", "host");
-        if (host.length() > 64) {
-            host = host.substring(0, 64);
-        }
-        byte[] nonce = new byte[4];
-        ThreadLocalRandom.current().nextBytes(nonce);
-        return name + "@" + host + ":" + ProcessHandle.current().pid() + ":"
-                + HexFormat.of().formatHex(nonce);
     }
 
     private static ThreadFactory defaultThreads(String name) {

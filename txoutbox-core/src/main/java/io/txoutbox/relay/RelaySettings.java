@@ -5,8 +5,10 @@ import io.txoutbox.settings.Setting;
 import io.txoutbox.settings.SettingValues;
 import io.txoutbox.settings.Spelling;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
 /**
@@ -298,6 +300,21 @@ public final class RelaySettings {
     /** @return the delay between attempts */
     public Backoff backoff() {
         return backoff;
+    }
+
+    /**
+     * @return a lease owner for one relay instance, unique to it: {@code <name>@<HOSTNAME>}, the process id
+     *     and a random nonce ({@code relay@host-1:4711:9f3a0c21})
+     */
+    String newLeaseOwner() {
+        String host = System.getenv().getOrDefault("HOSTNAME", "host");
+        if (host.length() > 64) {
+            host = host.substring(0, 64);
+        }
+        byte[] nonce = new byte[4];
+        ThreadLocalRandom.current().nextBytes(nonce);
+        return name + "@" + host + ":" + ProcessHandle.current().pid() + ":"
+                + HexFormat.of().formatHex(nonce);
     }
 
     @Override
