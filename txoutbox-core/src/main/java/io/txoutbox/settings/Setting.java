@@ -46,8 +46,13 @@ public final class Setting<T> {
         this.key = b.key != null ? b.key : kebab(b.name);
         this.type = b.type;
         this.defaultValue = b.defaultValue;
-        this.defaultText =
-                b.defaultText != null ? b.defaultText : b.defaultValue == null ? "none" : show(b.defaultValue);
+        if (b.defaultText != null) {
+            this.defaultText = b.defaultText;
+        } else if (b.defaultValue == null) {
+            this.defaultText = "none";
+        } else {
+            this.defaultText = b.defaultValue instanceof Duration d ? show(d) : b.defaultValue.toString();
+        }
         this.optional = b.optional;
         this.rules = List.copyOf(b.rules);
         this.doc = b.doc;
@@ -127,15 +132,48 @@ public final class Setting<T> {
         return v;
     }
 
+    /** The longest text a message quotes of a value. */
+    private static final int SHOWN_CHARACTERS = 80;
+
     /**
      * @param value a value of this setting
-     * @return the value as messages and docs show it: a duration as {@code 2s} or {@code 250ms}
+     * @return the value as messages and docs show it: a duration as {@code 2s} or {@code 250ms}; a text in
+     *     quotes, with line breaks and other control characters escaped (so a value cannot forge a line of
+     *     a log) and cut after 80 characters
      */
     public static String show(Object value) {
         if (value instanceof Duration d) {
             return DurationText.format(d);
         }
+        if (value instanceof CharSequence text) {
+            return quote(text);
+        }
         return String.valueOf(value);
+    }
+
+    private static String quote(CharSequence text) {
+        StringBuilder out = new StringBuilder("'");
+        int shown = Math.min(text.length(), SHOWN_CHARACTERS);
+        for (int i = 0; i < shown; i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '\n' -> out.append("\\n");
+                case '\r' -> out.append("\\r");
+                case '\t' -> out.append("\\t");
+                default -> {
+                    if (Character.isISOControl(c) || Character.isSurrogate(c) || c == '\u2028' || c == '\u2029') {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+                }
+            }
+        }
+        out.append('\'');
+        if (text.length() > shown) {
+            out.append(" (").append(text.length()).append(" characters)");
+        }
+        return out.toString();
     }
 
     @Override

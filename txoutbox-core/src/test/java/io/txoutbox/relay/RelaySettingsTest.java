@@ -36,7 +36,7 @@ class RelaySettingsTest {
         Spelling yaml = Spelling.keys("sources[0].relay").except(Map.of(RelaySettings.NAME, "sources[0].name"));
         assertThatThrownBy(() -> RelaySettings.of(
                         new SettingValues().set(RelaySettings.NAME, "no spaces"), Backoff.DEFAULT, yaml))
-                .hasMessage("sources[0].name is no spaces; it must be 1 to 64 letters, digits, '.', '_' or '-'");
+                .hasMessage("sources[0].name is 'no spaces'; it must be 1 to 64 letters, digits, '.', '_' or '-'");
     }
 
     @Test

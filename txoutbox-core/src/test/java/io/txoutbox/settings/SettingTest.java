@@ -104,6 +104,12 @@ class SettingTest {
     }
 
     @Test
+    void a_text_is_quoted_with_control_characters_escaped_and_cut() {
+        assertThat(Setting.show("a\nb\u0000c\ud800")).isEqualTo("'a\\nb\\u0000c\\ud800'");
+        assertThat(Setting.show("x".repeat(200))).isEqualTo("'" + "x".repeat(80) + "' (200 characters)");
+    }
+
+    @Test
     void the_table_shows_each_setting_once_with_default_limits_and_doc() {
         String table = SettingsTable.markdown(List.of(SIZE, RETAIN), Spelling.keys("txoutbox.relay"));
         assertThat(table)

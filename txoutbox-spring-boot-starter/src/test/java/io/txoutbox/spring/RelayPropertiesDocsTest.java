@@ -81,7 +81,7 @@ class RelayPropertiesDocsTest {
         Object d = s.defaultValue();
         if (d != null) {
             e.append(",\n      \"defaultValue\": ")
-                    .append(d instanceof Number || d instanceof Boolean ? d.toString() : quote(Setting.show(d)));
+                    .append(d instanceof Number || d instanceof Boolean ? d.toString() : quote(s.defaultText()));
         }
         return e.append("\n    }").toString();
     }
