@@ -127,6 +127,18 @@ public final class RelaySettings {
                     + " the LISTEN connection is one more of the pool's for the relay's life.")
             .build();
 
+    /** The start of the lease owner a relay writes on the rows it claims. */
+    public static final Setting<String> LEASE_OWNER_PREFIX = Setting.builder("leaseOwnerPrefix", String.class)
+            .optional()
+            .defaultText("<name>@<HOSTNAME>")
+            .matching(
+                    Pattern.compile("[A-Za-z0-9._@/-]{1,128}"),
+                    "be 1 to 128 letters, digits, '.', '_', '@', '/' or '-'")
+            .doc("The start of the lease owner a relay writes on the rows it claims (a pod or instance name, to see"
+                    + " in the table who holds a lease); the process id and a random nonce follow it, so owners stay"
+                    + " unique.")
+            .build();
+
     /** The settings of a relay, in the order the docs show them; its backoff is {@link Backoff#SETTINGS}. */
     public static final List<Setting<?>> SETTINGS = List.of(
             NAME,
@@ -140,7 +152,8 @@ public final class RelaySettings {
             MAX_ATTEMPTS,
             RETAIN_PUBLISHED,
             PURGE_INTERVAL,
-            LISTEN);
+            LISTEN,
+            LEASE_OWNER_PREFIX);
 
     /** The Java spelling: {@code Relay.Builder.batchSize}. */
     static final Spelling JAVA = Spelling.java("Relay.Builder");
@@ -158,6 +171,7 @@ public final class RelaySettings {
     private final Duration retainPublished;
     private final Duration purgeInterval;
     private final boolean listen;
+    private final String leaseOwnerPrefix;
     private final Backoff backoff;
 
     private RelaySettings(SettingValues v, Backoff backoff, Spelling spelling) {
@@ -195,6 +209,7 @@ public final class RelaySettings {
         this.retainPublished = v.checked(RETAIN_PUBLISHED, spelling);
         this.purgeInterval = v.checked(PURGE_INTERVAL, spelling);
         this.listen = v.checked(LISTEN, spelling);
+        this.leaseOwnerPrefix = v.checked(LEASE_OWNER_PREFIX, spelling);
         this.backoff = Objects.requireNonNull(backoff, "backoff");
     }
 
@@ -302,18 +317,23 @@ public final class RelaySettings {
         return backoff;
     }
 
+    /** @return the start of the lease owner, the default ({@code <name>@<HOSTNAME>}) resolved */
+    public String leaseOwnerPrefix() {
+        if (leaseOwnerPrefix != null) {
+            return leaseOwnerPrefix;
+        }
+        String host = System.getenv().getOrDefault("HOSTNAME", "host");
+        return name + "@" + (host.length() > 64 ? host.substring(0, 64) : host);
+    }
+
     /**
-     * @return a lease owner for one relay instance, unique to it: {@code <name>@<HOSTNAME>}, the process id
-     *     and a random nonce ({@code relay@host-1:4711:9f3a0c21})
+     * @return a lease owner for one relay instance, unique to it: {@link #leaseOwnerPrefix()}, the process
+     *     id and a random nonce ({@code relay@host-1:4711:9f3a0c21})
      */
     String newLeaseOwner() {
-        String host = System.getenv().getOrDefault("HOSTNAME", "host");
-        if (host.length() > 64) {
-            host = host.substring(0, 64);
-        }
         byte[] nonce = new byte[4];
         ThreadLocalRandom.current().nextBytes(nonce);
-        return name + "@" + host + ":" + ProcessHandle.current().pid() + ":"
+        return leaseOwnerPrefix() + ":" + ProcessHandle.current().pid() + ":"
                 + HexFormat.of().formatHex(nonce);
     }
 

@@ -6,8 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.settings.SettingValues;
 import io.txoutbox.settings.Spelling;
+import io.txoutbox.spi.PublishOutcome;
+import io.txoutbox.spi.Publisher;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 class RelaySettingsTest {
@@ -73,5 +77,38 @@ class RelaySettingsTest {
                 .hasMessage(
                         "sources[0].relay.backoff.max is 1s; it must be at least sources[0].relay.backoff.base (2s)");
         assertThat(Backoff.of(new SettingValues(), Spelling.java("Backoff"))).isEqualTo(Backoff.DEFAULT);
+    }
+
+    @Test
+    void the_lease_owner_starts_with_the_prefix_given_and_stays_unique() {
+        Publisher publisher = batch -> CompletableFuture.completedFuture(
+                batch.stream().map(e -> PublishOutcome.PUBLISHED).toList());
+        Relay.Builder b = Relay.builder(new FakeStore(), Clock.systemUTC(), publisher)
+                .set(RelaySettings.LEASE_OWNER_PREFIX, "pod-7.orders");
+        Relay first = b.build();
+        Relay second = b.build();
+        assertThat(first.owner())
+                .startsWith("pod-7.orders:" + ProcessHandle.current().pid() + ":");
+        assertThat(second.owner()).as("a nonce keeps instances apart").isNotEqualTo(first.owner());
+        assertThat(Relay.builder(new FakeStore(), Clock.systemUTC(), publisher)
+                        .name("orders")
+                        .build()
+                        .owner())
+                .as("by default the relay's name and the host")
+                .startsWith("orders@");
+    }
+
+    @Test
+    void a_lease_owner_prefix_is_refused_naming_it_in_each_spelling() {
+        assertThatThrownBy(() -> Relay.settings()
+                        .set(RelaySettings.LEASE_OWNER_PREFIX, "pod 7\n")
+                        .validate())
+                .hasMessage("Relay.Builder.leaseOwnerPrefix is 'pod 7\\n'; it must be 1 to 128 letters, digits, '.',"
+                        + " '_', '@', '/' or '-'");
+        SettingValues v = new SettingValues().set(RelaySettings.LEASE_OWNER_PREFIX, "x".repeat(129));
+        assertThatThrownBy(() -> RelaySettings.of(v, Backoff.DEFAULT, Spelling.keys("txoutbox.relay")))
+                .isInstanceOf(OutboxValidationException.class)
+                .satisfies(e -> assertThat(((OutboxValidationException) e).field())
+                        .isEqualTo("txoutbox.relay.lease-owner-prefix"));
     }
 }
