@@ -57,6 +57,19 @@ class YamlScalarsTest {
     }
 
     @Test
+    void every_relay_setting_of_the_library_is_a_key_without_the_server_declaring_it() {
+        ServerConfig c = parse(VALID.replace(
+                "poll-interval: 500ms",
+                "poll-interval: 500ms\n      lease-owner-prefix: pod-7.orders\n      max-batch-bytes: 2097152"));
+        assertThat(c.sources().get(0).relay().settings().leaseOwnerPrefix()).isEqualTo("pod-7.orders");
+        assertThat(c.sources().get(0).relay().settings().maxBatchBytes()).isEqualTo(2_097_152);
+        assertThatThrownBy(() -> parse(
+                        VALID.replace("poll-interval: 500ms", "poll-interval: 500ms\n      lease-owner-prefix: pod 7")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("sources[0].relay.lease-owner-prefix: is 'pod 7'; it must be 1 to 128 letters");
+    }
+
+    @Test
     void a_number_that_is_not_decimal_is_refused_for_a_numeric_setting_not_converted() {
         assertThatThrownBy(() ->
                         parse(VALID.replace("poll-interval: 500ms", "poll-interval: 500ms\n      batch-size: 0x10")))

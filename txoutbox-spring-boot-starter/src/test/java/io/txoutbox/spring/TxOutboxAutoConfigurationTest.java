@@ -178,6 +178,26 @@ class TxOutboxAutoConfigurationTest {
     }
 
     @Test
+    void every_relay_setting_of_the_library_is_a_property_without_the_starter_declaring_it() {
+        withDatabase()
+                .withUserConfiguration(PublisherConfig.class)
+                .withPropertyValues(
+                        "txoutbox.relay.lease-owner-prefix=pod-7.orders",
+                        "txoutbox.relay.max-batch-bytes=2097152",
+                        "txoutbox.relay.backoff.base=2s")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Relay relay = context.getBean(RelayLifecycle.class).relay();
+                    assertThat(relay.owner()).startsWith("pod-7.orders:");
+                });
+        withDatabase()
+                .withUserConfiguration(PublisherConfig.class)
+                .withPropertyValues("txoutbox.relay.lease-owner-prefix=pod 7")
+                .run(context -> assertThat(allMessages(context))
+                        .contains("txoutbox.relay.lease-owner-prefix is 'pod 7'; it must be 1 to 128 letters"));
+    }
+
+    @Test
     void closing_the_context_stops_the_relay() {
         List<Relay> relays = new ArrayList<>();
         withDatabase().withUserConfiguration(PublisherConfig.class).run(context -> {
