@@ -30,16 +30,29 @@ final class DefaultOutbox implements Outbox, OutboxAdmin {
     private final int maxPayloadBytes;
     private final AtomicBoolean warnedAutocommit = new AtomicBoolean();
 
-    /** @param store the store {@link Outbox.Builder#buildStore()} built from the same builder */
-    DefaultOutbox(Outbox.Builder b, OutboxStore store) {
-        this.dataSource = b.dataSource;
+    /**
+     * @param dataSource where the table lives
+     * @param settings the outbox's settings, checked for its dialect
+     * @param store the store of the same settings
+     * @param dialect the dialect's name
+     * @param clock the clock of append times
+     * @param scope supplies what events that do not name them are stamped with
+     */
+    DefaultOutbox(
+            DataSource dataSource,
+            OutboxSettings settings,
+            OutboxStore store,
+            String dialect,
+            InstantSource clock,
+            Supplier<EventScope> scope) {
+        this.dataSource = dataSource;
         this.store = store;
-        this.table = OutboxTable.of(b.table).withColumns(b.columns);
-        this.dialect = b.dialect().name();
-        this.ordered = b.ordered;
-        this.clock = b.clock;
-        this.scope = b.scope;
-        this.maxPayloadBytes = b.maxPayloadBytes;
+        this.table = settings.table();
+        this.dialect = dialect;
+        this.ordered = settings.ordered();
+        this.clock = clock;
+        this.scope = scope;
+        this.maxPayloadBytes = settings.maxPayloadBytes();
     }
 
     @Override

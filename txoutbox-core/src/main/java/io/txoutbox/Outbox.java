@@ -2,12 +2,17 @@ package io.txoutbox;
 
 import io.txoutbox.jdbc.JdbcBackend;
 import io.txoutbox.relay.Relay;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.Publisher;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Supplier;
@@ -169,22 +174,17 @@ public interface Outbox extends AutoCloseable {
     /** Builds an {@link Outbox}; every setting is checked at {@link #build()}. */
     final class Builder {
         final DataSource dataSource;
-        String table = OutboxTable.DEFAULT_NAME;
-        OutboxTable.Columns columns = OutboxTable.Columns.DEFAULT;
-        Dialect dialect;
-        InstantSource clock = InstantSource.system();
-        Supplier<EventScope> scope = () -> EventScope.EMPTY;
-        int maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES;
-        boolean createSchemaIfMissing;
-        boolean validateSchema = true;
-        DeadHeadPolicy ordered;
-        boolean notifyAfterCommit = true;
-        Duration notifyWindow = DEFAULT_NOTIFY_WINDOW;
-        boolean foreignWriterWakeups;
-        ThreadFactory threadFactory;
-        boolean changeDataCapture;
-        Duration publishedPartitions;
-        ClaimFairness fairClaims;
+        private final SettingValues values = new SettingValues();
+        /** How the settings given through {@link #settings(OutboxSettings)} were spelled where they were given. */
+        private Spelling spelling = OutboxSettings.JAVA;
+        /** The settings set in Java after {@link #settings(OutboxSettings)}: named in Java. */
+        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+
+        private OutboxTable.Columns columns = OutboxTable.Columns.DEFAULT;
+        private Dialect dialect;
+        private InstantSource clock = InstantSource.system();
+        private Supplier<EventScope> scope = () -> EventScope.EMPTY;
+        private ThreadFactory threadFactory;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -195,7 +195,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder table(String table) {
-            this.table = table;
+            set(OutboxSettings.TABLE, table);
             return this;
         }
 
@@ -242,7 +242,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder maxPayloadBytes(int maxPayloadBytes) {
-            this.maxPayloadBytes = maxPayloadBytes;
+            set(OutboxSettings.MAX_PAYLOAD_BYTES, maxPayloadBytes);
             return this;
         }
 
@@ -257,7 +257,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder ordered(DeadHeadPolicy deadHead) {
-            this.ordered = Objects.requireNonNull(deadHead, "deadHead");
+            set(OutboxSettings.ORDERED, Objects.requireNonNull(deadHead, "deadHead"));
             return this;
         }
 
@@ -276,7 +276,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder changeDataCapture(boolean changeDataCapture) {
-            this.changeDataCapture = changeDataCapture;
+            set(OutboxSettings.CHANGE_DATA_CAPTURE, changeDataCapture);
             return this;
         }
 
@@ -290,7 +290,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder publishedPartitions(Duration width) {
-            this.publishedPartitions = width;
+            set(OutboxSettings.PUBLISHED_PARTITIONS, width);
             return this;
         }
 
@@ -305,7 +305,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder fairClaims(ClaimFairness fairness) {
-            this.fairClaims = fairness;
+            set(OutboxSettings.FAIR_CLAIMS, fairness);
             return this;
         }
 
@@ -315,7 +315,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder createSchemaIfMissing(boolean create) {
-            this.createSchemaIfMissing = create;
+            set(OutboxSettings.CREATE_SCHEMA, create);
             return this;
         }
 
@@ -324,7 +324,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder validateSchema(boolean validate) {
-            this.validateSchema = validate;
+            set(OutboxSettings.VALIDATE_SCHEMA, validate);
             return this;
         }
 
@@ -337,7 +337,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder notifyAfterCommit(boolean notify) {
-            this.notifyAfterCommit = notify;
+            set(OutboxSettings.NOTIFY_AFTER_COMMIT, notify);
             return this;
         }
 
@@ -350,7 +350,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder notifyWindow(Duration window) {
-            this.notifyWindow = window;
+            set(OutboxSettings.NOTIFY_WINDOW, window);
             return this;
         }
 
@@ -366,7 +366,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder foreignWriterWakeups(boolean wakeups) {
-            this.foreignWriterWakeups = wakeups;
+            set(OutboxSettings.FOREIGN_WRITER_WAKEUPS, wakeups);
             return this;
         }
 
@@ -382,6 +382,40 @@ public interface Outbox extends AutoCloseable {
         }
 
         /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling, which the checks at {@link #build()} keep), before
+         * customizations in Java, which are named in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(OutboxSettings settings) {
+            values.setAll(settings.given());
+            columns = settings.table().columns();
+            spelling = settings.spelling();
+            setInJava.clear();
+            return this;
+        }
+
+        /**
+         * Sets one setting through its descriptor; the typed setters ({@link #table(String)} and the
+         * others) do the same.
+         *
+         * @param setting one of {@link OutboxSettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
+         * @return this builder
+         */
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!OutboxSettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of an outbox");
+            }
+            values.set(setting, value);
+            setInJava.put(setting, OutboxSettings.JAVA.of(setting));
+            return this;
+        }
+
+        /**
          * Checks every setting as {@link #build()} does, without a database: for configuration loaders
          * that check settings before one is reachable. The data source is not checked.
          *
@@ -389,40 +423,12 @@ public interface Outbox extends AutoCloseable {
          * @throws OutboxValidationException naming a setting that is out of bounds or contradicts another
          */
         public Builder validate() {
-            if (maxPayloadBytes < 1 || maxPayloadBytes > MAX_PAYLOAD_BYTES_LIMIT) {
-                throw OutboxValidationException.rule(
-                        "Outbox.Builder.maxPayloadBytes",
-                        maxPayloadBytes,
-                        "be between 1 and " + MAX_PAYLOAD_BYTES_LIMIT + " (64 MiB)",
-                        "1.." + MAX_PAYLOAD_BYTES_LIMIT);
-            }
-            if (notifyWindow == null || notifyWindow.isNegative() || notifyWindow.compareTo(MAX_NOTIFY_WINDOW) > 0) {
-                throw OutboxValidationException.rule(
-                        "Outbox.Builder.notifyWindow",
-                        notifyWindow,
-                        "be between 0 and " + MAX_NOTIFY_WINDOW.toMillis() + " ms",
-                        "0.." + MAX_NOTIFY_WINDOW.toMillis() + " ms");
-            }
-            if (changeDataCapture && ordered != null) {
-                throw new OutboxValidationException(
-                        "Outbox.Builder.ordered",
-                        null,
-                        "Outbox.Builder.ordered and Outbox.Builder.changeDataCapture contradict each other:"
-                                + " ordered mode governs what relays claim, and a table in change-data-capture"
-                                + " mode has no relay (the connector reads the change stream in commit order)");
-            }
-            if (fairClaims != null) {
-                JdbcBackend.checkFairClaims(fairClaims, changeDataCapture, dialect);
-            }
-            if (publishedPartitions != null) {
-                PartitionWidth.check(publishedPartitions, changeDataCapture, dialect, outboxTable());
-            }
-            outboxTable();
+            checked(dialect);
             return this;
         }
 
-        private OutboxTable outboxTable() {
-            return OutboxTable.of(table).withColumns(columns);
+        private OutboxSettings checked(Dialect known) {
+            return OutboxSettings.of(values, columns, known, spelling.except(setInJava));
         }
 
         /**
@@ -431,8 +437,8 @@ public interface Outbox extends AutoCloseable {
          * @throws OutboxSchemaException when the table is missing or has the wrong shape
          */
         public Outbox build() {
-            OutboxStore store = buildStore();
-            return new DefaultOutbox(this, store);
+            OutboxSettings settings = checkedForDatabase();
+            return new DefaultOutbox(dataSource, settings, store(settings), dialect.name(), clock, scope);
         }
 
         /**
@@ -446,25 +452,20 @@ public interface Outbox extends AutoCloseable {
          * @throws OutboxSchemaException when the table is missing or has the wrong shape
          */
         public OutboxStore buildStore() {
+            return store(checkedForDatabase());
+        }
+
+        /** @return the settings, checked, and again once the dialect is known (detected when none was given) */
+        private OutboxSettings checkedForDatabase() {
             if (dataSource == null) {
                 throw OutboxValidationException.missing("Outbox.Builder.dataSource");
             }
-            validate();
-            return JdbcBackend.store(
-                    dataSource,
-                    outboxTable(),
-                    dialect(),
-                    ordered,
-                    notifyAfterCommit,
-                    notifyWindow,
-                    foreignWriterWakeups,
-                    threadFactory,
-                    changeDataCapture,
-                    createSchemaIfMissing,
-                    validateSchema,
-                    publishedPartitions,
-                    fairClaims,
-                    clock);
+            checked(dialect);
+            return checked(dialect());
+        }
+
+        private OutboxStore store(OutboxSettings settings) {
+            return JdbcBackend.store(dataSource, dialect(), settings, threadFactory, clock);
         }
 
         /** @return the configured dialect, detected (once) when none was given */

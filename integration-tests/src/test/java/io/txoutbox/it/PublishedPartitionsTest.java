@@ -10,6 +10,7 @@ import io.txoutbox.OutboxEvent;
 import io.txoutbox.OutboxSchemaException;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.relay.Relay;
+import io.txoutbox.settings.Setting;
 import io.txoutbox.spi.ClaimResult;
 import io.txoutbox.spi.Completion;
 import io.txoutbox.spi.OutboxStore;
@@ -251,7 +252,7 @@ class PublishedPartitionsTest extends DatabaseTest {
                             .publishedPartitions(bad)
                             .validate())
                     .isInstanceOf(OutboxValidationException.class)
-                    .hasMessageContaining("Outbox.Builder.publishedPartitions is " + bad)
+                    .hasMessageContaining("Outbox.Builder.publishedPartitions is " + Setting.show(bad))
                     .hasMessageContaining("a whole number of hours between 1 hour and 31 days");
         }
         assertThatThrownBy(() -> Outbox.builder(dataSource())

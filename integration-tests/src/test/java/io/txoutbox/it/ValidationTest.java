@@ -154,10 +154,10 @@ class ValidationTest extends DatabaseTest {
         for (String bad : List.of("Outbox", "outbox; drop table x", "1outbox", "out-box", "a".repeat(49))) {
             assertThatThrownBy(() -> Outbox.builder(dataSource()).table(bad).build())
                     .isInstanceOf(OutboxValidationException.class)
-                    .hasMessageStartingWith("txoutbox.table '");
+                    .hasMessageStartingWith("Outbox.Builder.table is '");
         }
         assertThatThrownBy(() -> Outbox.builder(dataSource()).maxPayloadBytes(0).build())
-                .hasMessage("Outbox.Builder.maxPayloadBytes is 0; it must be between 1 and 67108864 (64 MiB)");
+                .hasMessage("Outbox.Builder.maxPayloadBytes is 0; it must be between 1 and 67108864");
     }
 
     @Test

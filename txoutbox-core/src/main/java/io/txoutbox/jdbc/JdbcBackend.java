@@ -1,14 +1,13 @@
 package io.txoutbox.jdbc;
 
 import io.txoutbox.ClaimFairness;
-import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Dialect;
 import io.txoutbox.OutboxException;
+import io.txoutbox.OutboxSettings;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.inbox.Inbox;
 import io.txoutbox.spi.OutboxStore;
-import java.time.Duration;
 import java.time.InstantSource;
 import java.util.concurrent.ThreadFactory;
 import javax.sql.DataSource;
@@ -26,57 +25,36 @@ public final class JdbcBackend {
      * asked) and checked (if asked).
      *
      * @param dataSource where the table lives
-     * @param table the table and its column names
      * @param dialect the database
-     * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
-     * @param notifyAfterCommit wake relays of other processes after commit (PostgreSQL)
-     * @param notifyWindow at most one such notification per window
-     * @param foreignWriterWakeups create and expect the trigger for writers that are not txoutbox
+     * @param settings the outbox's settings, checked for this dialect ({@link OutboxSettings#withDialect})
      * @param threadFactory makes the notifier's thread, or {@code null} for a daemon thread
-     * @param changeDataCapture append deletes every row it inserts, for a change-data-capture connector
-     * @param createSchema create the table if it is missing
-     * @param validateSchema check the table's shape
-     * @param publishedPartitions the width of the periods of the archive of published rows (PostgreSQL), or
-     *     {@code null} to keep published rows in the table
-     * @param fairClaims the column claims are fair across, or {@code null} to claim oldest first
      * @param clock the outbox's clock, which stamps published times
      * @return the store; closing it stops its notifier
      * @throws io.txoutbox.OutboxValidationException when the dialect cannot take published partitions
      */
     public static OutboxStore store(
             DataSource dataSource,
-            OutboxTable table,
             Dialect dialect,
-            DeadHeadPolicy ordered,
-            boolean notifyAfterCommit,
-            Duration notifyWindow,
-            boolean foreignWriterWakeups,
+            OutboxSettings settings,
             ThreadFactory threadFactory,
-            boolean changeDataCapture,
-            boolean createSchema,
-            boolean validateSchema,
-            Duration publishedPartitions,
-            ClaimFairness fairClaims,
             InstantSource clock) {
-        if (fairClaims != null) {
-            checkFairClaims(fairClaims, changeDataCapture, dialect);
-        }
         JdbcOutboxStore store = new JdbcOutboxStore(
                 dataSource,
-                table,
+                settings.table(),
                 SqlDialect.of(dialect),
-                ordered,
-                new WakeupOptions(notifyAfterCommit, notifyWindow, foreignWriterWakeups),
+                settings.ordered(),
+                new WakeupOptions(
+                        settings.notifyAfterCommit(), settings.notifyWindow(), settings.foreignWriterWakeups()),
                 threadFactory,
-                changeDataCapture,
-                publishedPartitions,
-                fairClaims,
+                settings.changeDataCapture(),
+                settings.publishedPartitions(),
+                settings.fairClaims(),
                 clock);
         try {
-            if (createSchema) {
+            if (settings.createSchema()) {
                 store.createSchema();
             }
-            if (validateSchema) {
+            if (settings.validateSchema()) {
                 store.validateSchema();
             }
         } catch (RuntimeException e) {
@@ -87,32 +65,20 @@ public final class JdbcBackend {
     }
 
     /**
-     * The rule of {@code Outbox.Builder.fairClaims}: fair claims need a claim the database can run in
-     * one statement over a loose index scan (PostgreSQL), and a table that relays claim from.
-     *
-     * @param fairness the column claims are fair across
-     * @param changeDataCapture whether the outbox is in change-data-capture mode
-     * @param dialect the database, or {@code null} when not known yet (checked again at build)
-     * @throws OutboxValidationException naming the setting and the database
+     * @param dialect the database
+     * @return whether it can claim fairly ({@code Outbox.Builder.fairClaims}): a claim in one statement over
+     *     a loose index scan, which only PostgreSQL runs
      */
-    public static void checkFairClaims(ClaimFairness fairness, boolean changeDataCapture, Dialect dialect) {
-        String field = "Outbox.Builder.fairClaims";
-        if (changeDataCapture) {
-            throw new OutboxValidationException(
-                    field,
-                    null,
-                    field + " and Outbox.Builder.changeDataCapture contradict each other: fair claims govern what"
-                            + " relays claim, and a table in change-data-capture mode has no relay");
-        }
-        if (dialect != null && !SqlDialect.of(dialect).supportsFairClaims()) {
-            throw new OutboxValidationException(
-                    field,
-                    null,
-                    field + " is " + fairness + ", which the " + dialect.name() + " dialect does not support:"
-                            + " a fair claim walks the keys of " + fairness.column() + " with a loose index scan"
-                            + " (WITH RECURSIVE and LATERAL) and locks the picked rows in the same statement, which"
-                            + " only PostgreSQL can do; leave it unset to claim oldest first");
-        }
+    public static boolean supportsFairClaims(Dialect dialect) {
+        return SqlDialect.of(dialect).supportsFairClaims();
+    }
+
+    /**
+     * @param dialect the database
+     * @return whether it can keep published rows in time partitions ({@code Outbox.Builder.publishedPartitions})
+     */
+    public static boolean supportsPublishedPartitions(Dialect dialect) {
+        return SqlDialect.of(dialect).supportsPublishedPartitions();
     }
 
     /**
@@ -123,7 +89,10 @@ public final class JdbcBackend {
      * @throws OutboxValidationException where the database cannot claim fairly
      */
     public static String fairClaimsDdl(Dialect dialect, OutboxTable table, ClaimFairness fairness) {
-        checkFairClaims(fairness, false, dialect);
+        if (!supportsFairClaims(dialect)) {
+            throw new OutboxValidationException(
+                    "fairness", null, "the " + dialect.name() + " dialect cannot claim fairly; only PostgreSQL can");
+        }
         return SchemaManager.fairClaimsDdl(table, SqlDialect.of(dialect), fairness);
     }
 

@@ -3,6 +3,7 @@ package io.txoutbox.settings;
 import io.txoutbox.OutboxValidationException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -61,7 +62,7 @@ public final class Setting<T> {
     /**
      * @param name the setting's Java name, camel case: {@code batchSize}
      * @param type the type of its value: {@code Integer}, {@code Long}, {@code Double}, {@code Boolean},
-     *     {@code String} or {@code Duration}, the types every front end can read
+     *     {@code String}, {@code Duration} or an enum, the types every front end can read
      * @param <T> the type of its value
      * @return a builder of the descriptor
      */
@@ -101,6 +102,11 @@ public final class Setting<T> {
 
     /** @return its limits as the documentation shows them, {@code 1..10000}; empty when it has none */
     public String limits() {
+        if (type.isEnum() && rules.isEmpty()) {
+            return String.join(
+                    " or ",
+                    Arrays.stream(type.getEnumConstants()).map(String::valueOf).toList());
+        }
         return String.join(", ", rules.stream().map(Rule::limit).toList());
     }
 

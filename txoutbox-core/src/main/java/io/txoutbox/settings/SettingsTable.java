@@ -51,6 +51,7 @@ public final class SettingsTable {
     }
 
     private static String cell(String text) {
-        return text.isEmpty() ? "" : text.replace("|", "\\|").replace("\n", " ");
+        // A "<" before a letter would open an HTML tag in the rendered table: <table>_published.
+        return text.replace("|", "\\|").replaceAll("<(?=[A-Za-z/!])", "&lt;").replace("\n", " ");
     }
 }

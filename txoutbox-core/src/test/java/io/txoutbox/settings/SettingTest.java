@@ -123,9 +123,9 @@ class SettingTest {
         Setting<String> piped = Setting.builder("id", String.class)
                 .matching(Pattern.compile("a|b"), "be a or b")
                 .defaultValue("a")
-                .doc("One | two.")
+                .doc("One | two in <table>_x.")
                 .build();
         assertThat(SettingsTable.markdown(List.of(piped), Spelling.java("X")))
-                .contains("| `X.id` | a | a\\|b | One \\| two. |");
+                .contains("| `X.id` | a | a\\|b | One \\| two in &lt;table>_x. |");
     }
 }

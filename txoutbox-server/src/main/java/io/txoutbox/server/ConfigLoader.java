@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Dialect;
 import io.txoutbox.OutboxException;
+import io.txoutbox.OutboxSettings;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
@@ -152,6 +153,18 @@ final class ConfigLoader {
         return d;
     }
 
+    /**
+     * The outbox settings a source sets under their own keys; ordered mode has the server's shape
+     * ({@code ordered}, {@code dead-head}). An outbox of the server appends nothing, so its append settings
+     * are not among them, nor change-data-capture mode, which has no relay.
+     */
+    static final List<Setting<?>> SOURCE_SETTINGS = List.of(
+            OutboxSettings.TABLE,
+            OutboxSettings.CREATE_SCHEMA,
+            OutboxSettings.FOREIGN_WRITER_WAKEUPS,
+            OutboxSettings.PUBLISHED_PARTITIONS,
+            OutboxSettings.FAIR_CLAIMS);
+
     private static ServerConfig.Source source(ConfigNode s) {
         String name = s.requiredString("name");
         if (!SOURCE_NAME.matcher(name).matches()) {
@@ -161,7 +174,6 @@ final class ConfigLoader {
         checkJdbcUrl(s.key("jdbc-url"), url);
         String user = s.string("user", null);
         Secret password = s.secret("password");
-        String table = s.string("table", OutboxTable.DEFAULT_NAME);
         String dialect = s.string("dialect", "auto").toLowerCase(Locale.ROOT);
         if (!dialect.equals("auto")) {
             try {
@@ -186,12 +198,8 @@ final class ConfigLoader {
                     throw new ConfigException(s.key("dead-head"), "expected block or skip, got '" + deadHead + "'");
             };
         }
-        boolean createSchema = s.bool("create-schema", false);
-        boolean foreignWriterWakeups = s.bool("foreign-writer-wakeups", false);
-        Duration publishedPartitions = s.duration("published-partitions", null);
-        LibraryChecks.table(s.path(), table);
+        OutboxSettings outbox = outbox(s, dialect, policy);
         ServerConfig.Relay relay = relay(s.object("relay"), s.path(), name);
-        LibraryChecks.outbox(s.path(), table, dialect, publishedPartitions);
         int poolSize = s.integer("pool-size", Math.min(100, defaultPoolSize(relay)), 2, 100);
         if (poolSize < relay.instances() + 1) {
             throw new ConfigException(
@@ -206,20 +214,26 @@ final class ConfigLoader {
         List<ServerConfig.Route> routes = routes(s);
         s.rejectUnknown();
         return new ServerConfig.Source(
-                name,
-                url,
-                user,
-                password,
-                table,
-                dialect,
-                policy,
-                createSchema,
-                foreignWriterWakeups,
-                publishedPartitions,
-                poolSize,
-                connectTimeout,
-                relay,
-                routes);
+                name, url, user, password, dialect, outbox, poolSize, connectTimeout, relay, routes);
+    }
+
+    /**
+     * Reads a source's outbox settings through the library's descriptors ({@link #SOURCE_SETTINGS}, and
+     * ordered mode from the server's own {@code ordered} and {@code dead-head}) and checks them with the
+     * library's rules, which name a refused setting by its key here ({@code sources[0].published-partitions}).
+     */
+    private static OutboxSettings outbox(ConfigNode s, String dialect, DeadHeadPolicy ordered) {
+        SettingValues values = s.values(SOURCE_SETTINGS).set(OutboxSettings.ORDERED, ordered);
+        Spelling spelling = Spelling.keys(s.path()).except(Map.of(OutboxSettings.ORDERED, s.key("ordered")));
+        try {
+            return OutboxSettings.of(
+                    values,
+                    OutboxTable.Columns.DEFAULT,
+                    dialect.equals("auto") ? null : Dialect.named(dialect),
+                    spelling);
+        } catch (OutboxValidationException e) {
+            throw ConfigException.refused(e);
+        }
     }
 
     /**

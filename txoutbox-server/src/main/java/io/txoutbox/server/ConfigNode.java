@@ -221,6 +221,8 @@ final class ConfigNode {
             v = string(key, null);
         } else if (type == Double.class) {
             v = optionalDouble(key);
+        } else if (type.isEnum()) {
+            v = optionalEnum(key, type);
         } else {
             throw new IllegalStateException("no YAML reading for a " + type.getSimpleName() + " setting: " + key);
         }
@@ -242,6 +244,23 @@ final class ConfigNode {
 
     private <T> void put(SettingValues values, Setting<T> setting) {
         values.set(setting, value(setting));
+    }
+
+    /** @return the constant named (in any case), or {@code null} when absent */
+    private Object optionalEnum(String key, Class<?> type) {
+        String v = scalar(key);
+        if (v == null) {
+            return null;
+        }
+        List<String> names = new ArrayList<>();
+        for (Object c : type.getEnumConstants()) {
+            String constant = ((Enum<?>) c).name();
+            if (constant.equalsIgnoreCase(v.strip())) {
+                return c;
+            }
+            names.add(constant.toLowerCase(Locale.ROOT));
+        }
+        throw new ConfigException(key(key), "expected one of " + String.join(", ", names) + ", got '" + v + "'");
     }
 
     /** @return the value, or {@code null} when absent */

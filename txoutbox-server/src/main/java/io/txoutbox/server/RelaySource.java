@@ -173,10 +173,7 @@ final class RelaySource implements AutoCloseable {
         } catch (OutboxException e) {
             throw new ConfigException(key + ".dialect", e.getMessage(), e);
         }
-        Outbox.Builder b = config.outboxBuilder(pool, dialect)
-                .createSchemaIfMissing(config.createSchema())
-                .foreignWriterWakeups(config.foreignWriterWakeups())
-                .publishedPartitions(config.publishedPartitions());
+        Outbox.Builder b = config.outboxBuilder(pool, dialect);
         try {
             outbox = b.build();
             created.add(outbox);
@@ -187,7 +184,7 @@ final class RelaySource implements AutoCloseable {
                             + (config.createSchema() ? "" : " (or set create-schema: true, or run: txoutbox schema)"),
                     e);
         } catch (OutboxValidationException e) {
-            throw LibraryChecks.refused(e, key);
+            throw ConfigException.refused(e);
         } catch (OutboxException e) {
             throw new ConfigException(key + ".table", e.getMessage(), e);
         }

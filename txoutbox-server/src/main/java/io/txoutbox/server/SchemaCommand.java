@@ -108,12 +108,7 @@ final class SchemaCommand implements Callable<Integer> {
                         key + ".jdbc-url", "cannot connect (" + Redaction.redact(s.jdbcUrl()) + "): " + e.getMessage());
             }
             Dialect d = s.resolveDialect(ds);
-            s.outboxBuilder(ds, d)
-                    .createSchemaIfMissing(true)
-                    .foreignWriterWakeups(s.foreignWriterWakeups())
-                    .publishedPartitions(s.publishedPartitions())
-                    .build()
-                    .close();
+            s.outboxBuilder(ds, d).createSchemaIfMissing(true).build().close();
             out.println("source " + s.name() + ": table " + s.table() + " is ready (" + d.name() + ")");
         }
     }

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
+import io.txoutbox.OutboxSettings;
 import io.txoutbox.Redaction;
 import io.txoutbox.admin.AdminJson;
 import io.txoutbox.relay.RelaySettings;
@@ -109,15 +110,9 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param jdbcUrl the database
      * @param user the database user, or {@code null}
      * @param password the database password, or {@code null}
-     * @param table the outbox table, optionally schema-qualified
      * @param dialect {@code auto}, {@code postgresql}, {@code mariadb}, {@code mysql} or {@code h2}
-     * @param ordered the dead-head policy of ordered mode, or {@code null} for unordered
-     * @param createSchema create the table at start-up when it is missing
-     * @param foreignWriterWakeups PostgreSQL: the table gets (with create-schema) and is expected to have the
-     *     trigger that wakes idle relays when programs other than txoutbox insert rows
-     * @param publishedPartitions PostgreSQL: the width of the periods in which the table's published rows
-     *     are kept (relay.retain-published) in {@code <table>_published}, dropped whole by the purge; or
-     *     {@code null} to keep them in the table
+     * @param outbox the outbox's settings the YAML gives (table, ordered mode, schema creation, wake-ups,
+     *     published partitions, fair claims), checked by the library's rules when the YAML was read
      * @param poolSize the connection pool's maximum size
      * @param connectTimeout how long to wait for a database connection
      * @param relay the relay settings
@@ -128,12 +123,8 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
             String jdbcUrl,
             String user,
             Secret password,
-            String table,
             String dialect,
-            DeadHeadPolicy ordered,
-            boolean createSchema,
-            boolean foreignWriterWakeups,
-            Duration publishedPartitions,
+            OutboxSettings outbox,
             int poolSize,
             Duration connectTimeout,
             Relay relay,
@@ -143,14 +134,38 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
             Redaction.registerUrl(jdbcUrl);
         }
 
+        /** @return the outbox table, {@code name} or {@code schema.name} */
+        String table() {
+            return outbox.table().qualifiedName();
+        }
+
+        /** @return the dead-head policy of ordered mode, or {@code null} when unordered */
+        DeadHeadPolicy ordered() {
+            return outbox.ordered();
+        }
+
+        /** @return whether the table is created at start-up when missing */
+        boolean createSchema() {
+            return outbox.createSchema();
+        }
+
+        /** @return whether the table has the trigger that wakes idle relays on rows of other programs */
+        boolean foreignWriterWakeups() {
+            return outbox.foreignWriterWakeups();
+        }
+
+        /** @return the width of the partitions of published rows, or {@code null} */
+        Duration publishedPartitions() {
+            return outbox.publishedPartitions();
+        }
+
         /** @return the record's fields, the URL through {@link Redaction} and the password as {@code ****} */
         @Override
         public String toString() {
             return "Source[name=" + name + ", jdbcUrl=" + Redaction.redact(jdbcUrl) + ", user=" + user
-                    + ", password=" + password + ", table=" + table + ", dialect=" + dialect + ", ordered="
-                    + ordered + ", createSchema=" + createSchema + ", foreignWriterWakeups=" + foreignWriterWakeups
-                    + ", publishedPartitions=" + publishedPartitions + ", poolSize=" + poolSize
-                    + ", connectTimeout=" + connectTimeout + ", relay=" + relay + ", routes=" + routes + "]";
+                    + ", password=" + password + ", dialect=" + dialect + ", outbox=" + outbox + ", poolSize="
+                    + poolSize + ", connectTimeout=" + connectTimeout + ", relay=" + relay + ", routes=" + routes
+                    + "]";
         }
 
         /**
@@ -183,15 +198,11 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
         /**
          * @param pool a pool on this source's database
          * @param dialect its dialect ({@link #resolveDialect})
-         * @return a builder of this source's outbox: its table, in that dialect, ordered when it says so; the
-         *     caller sets the rest (whether the table is created or checked)
+         * @return a builder of this source's outbox: its settings as the YAML gave them (a refusal once the
+         *     dialect is known still names their keys), in that dialect
          */
         Outbox.Builder outboxBuilder(DataSource pool, Dialect dialect) {
-            Outbox.Builder b = Outbox.builder(pool).table(table).dialect(dialect);
-            if (ordered != null) {
-                b.ordered(ordered);
-            }
-            return b;
+            return Outbox.builder(pool).settings(outbox).dialect(dialect);
         }
     }
 

@@ -90,7 +90,7 @@ class ConfigErrorTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
-            not whole hours | published-partitions: 90m | sources[0].published-partitions: is PT1H30M; it must be a whole number of hours between 1 hour and 31 days
+            not whole hours | published-partitions: 90m | sources[0].published-partitions: is 90m; it must be a whole number of hours between 1 hour and 31 days
             not postgresql  | published-partitions: 1d\\n    dialect: mariadb | sources[0].published-partitions: needs PostgreSQL's declarative partitions; the mariadb dialect
             """)
     void published_partitions_are_refused_by_the_library_under_their_key(String name, String keys, String expected) {

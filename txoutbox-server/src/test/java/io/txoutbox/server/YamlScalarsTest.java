@@ -70,6 +70,22 @@ class YamlScalarsTest {
     }
 
     @Test
+    void every_outbox_setting_a_source_takes_is_read_and_refused_through_the_library() {
+        ServerConfig c = parse(VALID.replace("create-schema: false", "create-schema: false\n    fair-claims: Tenant"));
+        assertThat(c.sources().get(0).outbox().fairClaims()).isEqualTo(io.txoutbox.ClaimFairness.TENANT);
+        assertThatThrownBy(() ->
+                        parse(VALID.replace("create-schema: false", "create-schema: false\n    fair-claims: loud")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("sources[0].fair-claims: expected one of tenant, destination, got 'loud'");
+        assertThatThrownBy(() -> parse(VALID.replace(
+                        "create-schema: false",
+                        "create-schema: false\n    dialect: mariadb\n    published-partitions: 1d")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(
+                        "sources[0].published-partitions: needs PostgreSQL's declarative partitions; the mariadb");
+    }
+
+    @Test
     void a_number_that_is_not_decimal_is_refused_for_a_numeric_setting_not_converted() {
         assertThatThrownBy(() ->
                         parse(VALID.replace("poll-interval: 500ms", "poll-interval: 500ms\n      batch-size: 0x10")))

@@ -2,6 +2,7 @@ package io.txoutbox.spring;
 
 import io.txoutbox.EventScope;
 import io.txoutbox.Outbox;
+import io.txoutbox.OutboxSettings;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.handler.EventHandlers;
@@ -56,7 +57,9 @@ public class TxOutboxAutoConfiguration {
 
     /**
      * @param dataSource the application's data source
-     * @param properties the {@code txoutbox.*} properties
+     * @param properties the starter's own {@code txoutbox.*} properties
+     * @param environment the outbox's {@code txoutbox.*} properties, bound through the library's descriptors
+     *     ({@link LibraryProperties})
      * @param scope the unique {@code Supplier<EventScope>} bean, if any (trace context by default)
      * @param customizers adjust the builder after the properties
      * @return the outbox
@@ -67,17 +70,11 @@ public class TxOutboxAutoConfiguration {
     public SpringOutbox txoutbox(
             DataSource dataSource,
             TxOutboxProperties properties,
+            Environment environment,
             ObjectProvider<Supplier<EventScope>> scope,
             ObjectProvider<OutboxCustomizer> customizers) {
-        Outbox.Builder builder = Outbox.builder(dataSource)
-                .table(properties.table())
-                .createSchemaIfMissing(properties.createSchema())
-                .validateSchema(properties.validateSchema())
-                .maxPayloadBytes(properties.maxPayloadBytes())
-                .notifyAfterCommit(properties.notifyAfterCommit())
-                .notifyWindow(properties.notifyWindow())
-                .foreignWriterWakeups(properties.foreignWriterWakeups())
-                .publishedPartitions(properties.publishedPartitions());
+        OutboxSettings settings = LibraryProperties.outbox(environment);
+        Outbox.Builder builder = Outbox.builder(dataSource).settings(settings);
         Supplier<EventScope> s = scope.getIfUnique();
         if (s != null) {
             builder.scope(s);
@@ -85,8 +82,6 @@ public class TxOutboxAutoConfiguration {
         customizers.orderedStream().forEach(c -> c.customize(builder));
         try {
             return new SpringOutbox(builder.build(), dataSource, properties.allowAppendWithoutTransaction());
-        } catch (OutboxValidationException e) {
-            throw PropertyNames.translate(e);
         } catch (RuntimeException e) {
             if (!properties.startup().retry() || !DatabaseFailure.isUnavailability(e)) {
                 throw e;
@@ -96,11 +91,11 @@ public class TxOutboxAutoConfiguration {
                     "txoutbox: the database of table {} cannot be reached; the application starts and waits for"
                             + " it (health DOWN, appends fail meanwhile; txoutbox.startup.retry=false fails"
                             + " instead): {}",
-                    properties.table(),
+                    settings.table().qualifiedName(),
                     reason);
             return new SpringOutbox(
                     builder::build,
-                    properties.table(),
+                    settings.table().qualifiedName(),
                     reason,
                     dataSource,
                     properties.allowAppendWithoutTransaction(),
@@ -111,7 +106,7 @@ public class TxOutboxAutoConfiguration {
     /**
      * @param outbox the outbox to relay
      * @param environment the {@code txoutbox.relay.*} properties, bound through the library's descriptors
-     *     ({@link RelayProperties})
+     *     ({@link LibraryProperties})
      * @param beans to name the publisher beans in an error
      * @param publishers the application's publisher bean
      * @param handlers the handler beans, used when there is no publisher bean
@@ -135,7 +130,7 @@ public class TxOutboxAutoConfiguration {
         RelayListener listener =
                 CompositeRelayListener.of(listeners.orderedStream().toList());
         List<RelayCustomizer> custom = customizers.orderedStream().toList();
-        RelaySettings settings = RelayProperties.bind(environment);
+        RelaySettings settings = LibraryProperties.relay(environment);
         Supplier<Relay> factory = () -> {
             Relay.Builder builder = outbox.relay(publisher).settings(settings).listener(listener);
             custom.forEach(c -> c.customize(builder));

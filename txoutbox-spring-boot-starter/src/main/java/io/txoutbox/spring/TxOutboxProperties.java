@@ -1,7 +1,5 @@
 package io.txoutbox.spring;
 
-import io.txoutbox.Outbox;
-import io.txoutbox.OutboxTable;
 import io.txoutbox.OutboxValidationException;
 import java.time.Duration;
 import java.util.List;
@@ -9,44 +7,24 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * The {@code txoutbox.*} properties. Defaults are the core's own; every value is checked at start-up,
- * and an invalid one stops the application with a message naming the property.
+ * The starter's own {@code txoutbox.*} properties. The outbox's and the relay's settings ({@code
+ * txoutbox.table}, {@code txoutbox.relay.batch-size} and the others) are the library's, bound through its
+ * descriptors ({@link LibraryProperties}) and not declared here. Every value is checked at start-up, and
+ * an invalid one stops the application with a message naming the property.
  *
- * @param table the outbox table, name or schema.name
- * @param createSchema create the table and its indexes at start-up if missing (for quick starts; use your
- *     migrations in production)
- * @param validateSchema check the table's shape at start-up and fail with what is missing
- * @param maxPayloadBytes the largest payload accepted at append (at most 64 MiB)
  * @param allowAppendWithoutTransaction let SpringOutbox.append(event) run outside a Spring-managed
  *     transaction, where the event commits on its own; off by default because it
  *     breaks atomicity with the business change
- * @param notifyAfterCommit on PostgreSQL, wake relays in other processes after every commit that appended,
- *     with one notification per window sent on a connection of the outbox's own (never from inside the
- *     transaction)
- * @param notifyWindow at most one such notification per window, 0 to 1 s
- * @param foreignWriterWakeups a table that programs other than txoutbox insert into: create (with
- *     create-schema) and expect the PostgreSQL trigger that wakes idle relays on their inserts
- * @param publishedPartitions PostgreSQL: keep the rows of txoutbox.relay.retain-published in {@code
- *     <table>_published}, partitioned by publication time in periods of this width (whole hours, 1h to
- *     31d), which the purge drops whole; unset keeps them in the table and purges them row by row
  * @param traceContext stamp the W3C trace context of the current OpenTelemetry span on appended events
  *     (when opentelemetry-api is on the classpath)
- * @param relay the embedded relay
+ * @param relay the embedded relay's switch
  * @param health the actuator health indicator
  * @param metrics the Micrometer meters
  * @param startup what the outbox does when its database cannot be reached at start-up
  */
 @ConfigurationProperties("txoutbox")
 public record TxOutboxProperties(
-        @DefaultValue(OutboxTable.DEFAULT_NAME) String table,
-        @DefaultValue("false") boolean createSchema,
-        @DefaultValue("true") boolean validateSchema,
-        @DefaultValue("" + Outbox.DEFAULT_MAX_PAYLOAD_BYTES) int maxPayloadBytes,
         @DefaultValue("false") boolean allowAppendWithoutTransaction,
-        @DefaultValue("true") boolean notifyAfterCommit,
-        @DefaultValue("2ms") Duration notifyWindow,
-        @DefaultValue("false") boolean foreignWriterWakeups,
-        Duration publishedPartitions,
         @DefaultValue("true") boolean traceContext,
         @DefaultValue Relay relay,
         @DefaultValue Health health,

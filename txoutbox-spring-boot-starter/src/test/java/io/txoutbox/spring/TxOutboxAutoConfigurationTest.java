@@ -627,9 +627,9 @@ class TxOutboxAutoConfigurationTest {
     @Configuration(proxyBeanMethods = false)
     static class OwnOutboxConfig {
         @Bean
-        Outbox ownOutbox(javax.sql.DataSource dataSource, TxOutboxProperties properties) {
+        Outbox ownOutbox(javax.sql.DataSource dataSource, org.springframework.core.env.Environment environment) {
             return Outbox.builder(dataSource)
-                    .table(properties.table())
+                    .table(environment.getProperty("txoutbox.table", "outbox"))
                     .createSchemaIfMissing(true)
                     .build();
         }

@@ -4,7 +4,6 @@ import io.txoutbox.handler.PermanentFailureException;
 import io.txoutbox.spring.OutboxHandler;
 import io.txoutbox.spring.SpringOutbox;
 import io.txoutbox.spring.TestDatabase;
-import io.txoutbox.spring.TxOutboxProperties;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,6 +12,7 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /** A small JPA application: no component scan, so the other tests' configurations stay out. */
 @SpringBootConfiguration
@@ -56,7 +56,7 @@ public class OrderApplication {
 
     /** Drops the outbox table when the context closes: after the relay stopped, before the pool closes. */
     @Bean
-    DisposableBean dropOutboxTable(DataSource dataSource, TxOutboxProperties properties) {
-        return () -> TestDatabase.dropOutbox(properties.table());
+    DisposableBean dropOutboxTable(DataSource dataSource, Environment environment) {
+        return () -> TestDatabase.dropOutbox(environment.getProperty("txoutbox.table", "outbox"));
     }
 }

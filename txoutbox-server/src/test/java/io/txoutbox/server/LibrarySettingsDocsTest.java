@@ -12,11 +12,11 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The server README's {@code sources[].relay} tables are generated from the library's descriptors: this
+ * The server README's tables of the library's settings ({@code sources[]}, {@code sources[].relay}) are generated from the library's descriptors: this
  * test fails when they drift, and rewrites them when run with {@code -Dtxoutbox.regenerate=true} ({@code
- * ./mvnw -pl txoutbox-server test -Dtest=RelaySettingsDocsTest -Dtxoutbox.regenerate=true}).
+ * ./mvnw -pl txoutbox-server test -Dtest=LibrarySettingsDocsTest -Dtxoutbox.regenerate=true}).
  */
-class RelaySettingsDocsTest {
+class LibrarySettingsDocsTest {
     private static final Path README = Path.of("README.md");
 
     @Test
@@ -28,6 +28,8 @@ class RelaySettingsDocsTest {
                         .toList(),
                 s -> s.key());
         String want = SettingsTable.replace(doc, "relay", relay);
+        want = SettingsTable.replace(
+                want, "source", SettingsTable.markdown(ConfigLoader.SOURCE_SETTINGS, s -> s.key()));
         want = SettingsTable.replace(
                 want, "backoff", SettingsTable.markdown(Backoff.SETTINGS, s -> "backoff." + s.key()));
         if (Boolean.getBoolean("txoutbox.regenerate")) {

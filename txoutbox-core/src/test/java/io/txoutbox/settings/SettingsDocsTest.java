@@ -1,8 +1,10 @@
-package io.txoutbox.relay;
+package io.txoutbox.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.txoutbox.settings.SettingsTable;
+import io.txoutbox.OutboxSettings;
+import io.txoutbox.relay.Backoff;
+import io.txoutbox.relay.RelaySettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,18 +12,19 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The README's relay and backoff tables are generated from the descriptors: this test fails when they
+ * The README's outbox, relay and backoff tables are generated from the descriptors: this test fails when they
  * drift, and rewrites them when run with {@code -Dtxoutbox.regenerate=true} ({@code ./mvnw -pl
- * txoutbox-core test -Dtest=RelaySettingsDocsTest -Dtxoutbox.regenerate=true}).
+ * txoutbox-core test -Dtest=SettingsDocsTest -Dtxoutbox.regenerate=true}).
  */
-class RelaySettingsDocsTest {
+class SettingsDocsTest {
     private static final Path README = Path.of("../README.md");
 
     @Test
     void the_readme_tables_are_the_descriptors() throws IOException {
         String doc = Files.readString(README, StandardCharsets.UTF_8);
         String want =
-                SettingsTable.replace(doc, "relay", SettingsTable.markdown(RelaySettings.SETTINGS, s -> s.name()));
+                SettingsTable.replace(doc, "outbox", SettingsTable.markdown(OutboxSettings.SETTINGS, s -> s.name()));
+        want = SettingsTable.replace(want, "relay", SettingsTable.markdown(RelaySettings.SETTINGS, s -> s.name()));
         want = SettingsTable.replace(
                 want, "backoff", SettingsTable.markdown(Backoff.SETTINGS, s -> "Backoff." + s.name()));
         if (Boolean.getBoolean("txoutbox.regenerate")) {

@@ -16,13 +16,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The IDE metadata of the {@code txoutbox.relay.*} properties and the README's tables of them are
+ * The IDE metadata of the library's properties ({@code txoutbox.*}, {@code txoutbox.relay.*}) and the
+ * README's tables of them are
  * generated from the library's descriptors: this test fails when the committed files drift from them, and rewrites it when run with {@code
  * -Dtxoutbox.regenerate=true} ({@code ./mvnw -pl txoutbox-spring-boot-starter test
- * -Dtest=RelayPropertiesDocsTest -Dtxoutbox.regenerate=true}). Spring's annotation processor merges
+ * -Dtest=LibraryPropertiesDocsTest -Dtxoutbox.regenerate=true}). Spring's annotation processor merges
  * the file into the jar's {@code spring-configuration-metadata.json}.
  */
-class RelayPropertiesDocsTest {
+class LibraryPropertiesDocsTest {
     private static final Path FILE =
             Path.of("src/main/resources/META-INF/additional-spring-configuration-metadata.json");
 
@@ -38,11 +39,14 @@ class RelayPropertiesDocsTest {
     }
 
     @Test
-    void the_jars_metadata_has_every_relay_setting() throws IOException {
+    void the_jars_metadata_has_every_library_setting() throws IOException {
         Path built = Path.of("target/classes/META-INF/spring-configuration-metadata.json");
         String json = Files.readString(built, StandardCharsets.UTF_8);
         for (Setting<?> s : RelaySettings.SETTINGS) {
-            assertThat(json).contains("\"name\": \"" + RelayProperties.PREFIX + "." + s.key() + "\"");
+            assertThat(json).contains("\"name\": \"" + LibraryProperties.RELAY_PREFIX + "." + s.key() + "\"");
+        }
+        for (Setting<?> s : LibraryProperties.OUTBOX) {
+            assertThat(json).contains("\"name\": \"" + LibraryProperties.PREFIX + "." + s.key() + "\"");
         }
         assertThat(json).contains("\"name\": \"txoutbox.relay.enabled\"");
     }
@@ -52,11 +56,17 @@ class RelayPropertiesDocsTest {
         Path readme = Path.of("README.md");
         String doc = Files.readString(readme, StandardCharsets.UTF_8);
         String want = SettingsTable.replace(
-                doc, "relay", SettingsTable.markdown(RelaySettings.SETTINGS, Spelling.keys(RelayProperties.PREFIX)));
+                doc,
+                "outbox",
+                SettingsTable.markdown(LibraryProperties.OUTBOX, Spelling.keys(LibraryProperties.PREFIX)));
+        want = SettingsTable.replace(
+                want,
+                "relay",
+                SettingsTable.markdown(RelaySettings.SETTINGS, Spelling.keys(LibraryProperties.RELAY_PREFIX)));
         want = SettingsTable.replace(
                 want,
                 "backoff",
-                SettingsTable.markdown(Backoff.SETTINGS, Spelling.keys(RelayProperties.BACKOFF_PREFIX)));
+                SettingsTable.markdown(Backoff.SETTINGS, Spelling.keys(LibraryProperties.BACKOFF_PREFIX)));
         if (Boolean.getBoolean("txoutbox.regenerate")) {
             Files.writeString(readme, want, StandardCharsets.UTF_8);
         }
@@ -67,8 +77,9 @@ class RelayPropertiesDocsTest {
 
     static String metadata() {
         List<String> entries = new ArrayList<>();
-        RelaySettings.SETTINGS.forEach(s -> entries.add(entry(RelayProperties.PREFIX, s)));
-        Backoff.SETTINGS.forEach(s -> entries.add(entry(RelayProperties.BACKOFF_PREFIX, s)));
+        LibraryProperties.OUTBOX.forEach(s -> entries.add(entry(LibraryProperties.PREFIX, s)));
+        RelaySettings.SETTINGS.forEach(s -> entries.add(entry(LibraryProperties.RELAY_PREFIX, s)));
+        Backoff.SETTINGS.forEach(s -> entries.add(entry(LibraryProperties.BACKOFF_PREFIX, s)));
         return "{\n  \"properties\": [\n" + String.join(",\n", entries) + "\n  ]\n}\n";
     }
 
