@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A webhook receiver for the tests: verifies each request's signature with the real {@link
  * WebhookVerifier}, records what it accepted, and answers 410 to the event types it is told to refuse.
  */
-final class TestReceiver implements AutoCloseable {
-    static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+public final class TestReceiver implements AutoCloseable {
+    public static final String SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
     private final HttpServer http;
     private final WebhookVerifier verifier =

@@ -25,11 +25,11 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** Shared pieces of the server tests: the local PostgreSQL, unique tables, HTTP calls, child JVMs. */
-final class TestSupport {
+public final class TestSupport {
     static final String PG_URL = LocalPostgres.URL;
     static final String PG_USER = LocalPostgres.USER;
     static final String TOKEN = "test-token-0123456789abcdef";
-    static final ObjectMapper JSON = new ObjectMapper();
+    public static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static HikariDataSource pool;
@@ -193,8 +193,8 @@ final class TestSupport {
         return p;
     }
 
-    record Response(int status, String body) {
-        JsonNode json() {
+    public record Response(int status, String body) {
+        public JsonNode json() {
             try {
                 return JSON.readTree(body);
             } catch (IOException e) {
@@ -203,7 +203,7 @@ final class TestSupport {
         }
     }
 
-    static Response http(String method, String url, String token, String body) {
+    public static Response http(String method, String url, String token, String body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(20));
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
@@ -256,14 +256,14 @@ final class TestSupport {
     }
 
     /** What {@link TxoutboxCli#execute} printed and returned. */
-    record CliResult(int exitCode, String out, String err) {}
+    public record CliResult(int exitCode, String out, String err) {}
 
     static CliResult cli(Map<String, String> env, String... args) {
         return cli(List.of(), env, args);
     }
 
     /** As {@link #cli(Map, String...)}, with more commands: the demo's. */
-    static CliResult cli(List<Object> commands, Map<String, String> env, String... args) {
+    public static CliResult cli(List<Object> commands, Map<String, String> env, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int code = TxoutboxCli.execute(
@@ -293,7 +293,7 @@ final class TestSupport {
     }
 
     /** Starts {@code main ARGS} in a child JVM with this test's classpath (the demo's main, say). */
-    static Process childJvm(String main, Path output, String... args) throws IOException {
+    public static Process childJvm(String main, Path output, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",

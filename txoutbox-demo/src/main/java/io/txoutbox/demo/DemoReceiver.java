@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.demo;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;

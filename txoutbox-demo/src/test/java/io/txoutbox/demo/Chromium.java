@@ -1,7 +1,8 @@
-package io.txoutbox.server;
+package io.txoutbox.demo;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.txoutbox.server.TestSupport;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

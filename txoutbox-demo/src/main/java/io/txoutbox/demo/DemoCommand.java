@@ -1,5 +1,6 @@
-package io.txoutbox.server;
+package io.txoutbox.demo;
 
+import io.txoutbox.server.TxoutboxServer;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -79,6 +80,6 @@ final class DemoCommand implements Callable<Integer> {
             // hook), instead of keeping the port and the embedded database as an orphan.
             ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> System.exit(0)));
         }
-        return Lifecycle.runUntilStopped(demo, ServeCommands.duration(durationSeconds), out);
+        return TxoutboxServer.runUntilStopped(demo, durationSeconds, out);
     }
 }

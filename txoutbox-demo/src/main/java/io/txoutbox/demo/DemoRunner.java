@@ -1,6 +1,7 @@
-package io.txoutbox.server;
+package io.txoutbox.demo;
 
 import io.txoutbox.Outbox;
+import io.txoutbox.server.TxoutboxServer;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,7 +37,7 @@ final class DemoRunner implements AutoCloseable {
     private final PrintWriter banner;
     private EmbeddedPostgres postgres;
     private DemoReceiver receiver;
-    private RelayServer server;
+    private TxoutboxServer server;
     private DemoProducer producer;
     private String token;
     private ScheduledExecutorService reporter;
@@ -51,7 +52,7 @@ final class DemoRunner implements AutoCloseable {
      * @param ordersPerSecond how many orders the demo service places
      * @param out where the progress lines go
      * @param banner where the banner goes, with the dashboard URL and the run's admin token in it
-     * @throws ConfigException naming {@code admin.port} when the port is taken
+     * @throws RuntimeException naming {@code --port} when the port is taken (a configuration error)
      */
     static DemoRunner start(int port, int ordersPerSecond, PrintWriter out, PrintWriter banner) throws Exception {
         if (port != 0) {
@@ -71,7 +72,7 @@ final class DemoRunner implements AutoCloseable {
         try (ServerSocket s = new ServerSocket()) {
             s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         } catch (IOException e) {
-            throw new ConfigException(
+            throw TxoutboxServer.configurationError(
                     "--port",
                     "port " + port + " on 127.0.0.1 is already in use; stop the program using it or choose another,"
                             + " e.g. txoutbox demo --port 9090");
@@ -102,8 +103,7 @@ final class DemoRunner implements AutoCloseable {
                 "DEMO_JDBC_URL", jdbcUrl,
                 "DEMO_RECEIVER_URL", receiver.url(),
                 "DEMO_WEBHOOK_SECRET", secret);
-        ServerConfig config = ConfigLoader.parse(demoYaml(), env::get);
-        server = RelayServer.start(config);
+        server = TxoutboxServer.start(demoYaml(), env::get);
         opened.add(server);
         DataSource app = postgres.getDatabase("postgres", "postgres");
         Outbox appOutbox = Outbox.builder(app).table("outbox").build();
@@ -122,7 +122,7 @@ final class DemoRunner implements AutoCloseable {
     static String demoYaml() {
         try (InputStream in = DemoRunner.class.getResourceAsStream("demo.yaml")) {
             if (in == null) {
-                throw new IllegalStateException("io/txoutbox/server/demo.yaml is missing from the jar");
+                throw new IllegalStateException("io/txoutbox/demo/demo.yaml is missing from the jar");
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -161,11 +161,10 @@ final class DemoRunner implements AutoCloseable {
     }
 
     private void progress() {
-        RelaySource s = server.source("orders");
-        if (s == null) {
+        TxoutboxServer.Totals c = server.totals("orders").orElse(null);
+        if (c == null) {
             return;
         }
-        Activity.Counts c = s.activity().totals();
         out.printf(
                 "txoutbox demo: %d orders committed (%d declined, rolled back), %d events published, %d retried, %d"
                         + " dead, receiver accepted %d%n",
@@ -185,7 +184,7 @@ final class DemoRunner implements AutoCloseable {
         return server.port();
     }
 
-    RelayServer server() {
+    TxoutboxServer server() {
         return server;
     }
 

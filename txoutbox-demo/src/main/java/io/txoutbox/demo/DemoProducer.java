@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.demo;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;

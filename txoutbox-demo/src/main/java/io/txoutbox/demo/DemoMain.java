@@ -1,5 +1,7 @@
-package io.txoutbox.server;
+package io.txoutbox.demo;
 
+import io.txoutbox.server.TxoutboxCli;
+import io.txoutbox.server.TxoutboxServer;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
@@ -9,8 +11,7 @@ import java.util.Map;
  * added, so that {@code java -jar txoutbox-demo-<version>.jar demo} starts the demo, and every other
  * command ({@code stats}, {@code revive}, {@code run} ...) works as in the server's jar.
  *
- * <p>The demo's classes are in the server's package, in a jar of their own: they start the server
- * through its package-private classes, as its own command does, without the server having an API for it.
+ * <p>The demo reaches the server through its one public door, {@link TxoutboxServer}.
  */
 public final class DemoMain {
     private DemoMain() {}
@@ -21,8 +22,8 @@ public final class DemoMain {
      * @param args the arguments, e.g. {@code demo --port 9090}
      */
     public static void main(String[] args) {
-        RedactedOutput.install();
-        System.exit(execute(System.out, System.err, System.getenv(), RedactedOutput.unredactedOut(), args));
+        TxoutboxServer.redactStandardStreams();
+        System.exit(execute(System.out, System.err, System.getenv(), TxoutboxServer.unredactedOut(), args));
     }
 
     /**
@@ -34,6 +35,6 @@ public final class DemoMain {
      * @return the exit code: {@link TxoutboxCli#OK}, {@link TxoutboxCli#FAILURE} or {@link TxoutboxCli#USAGE}
      */
     static int execute(PrintStream out, PrintStream err, Map<String, String> env, PrintStream banner, String... args) {
-        return TxoutboxCli.execute(out, err, env, List.of(new DemoCommand(banner)), args);
+        return TxoutboxServer.execute(out, err, env, List.of(new DemoCommand(banner)), args);
     }
 }

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
