@@ -1,9 +1,11 @@
 package io.txoutbox.server;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.webhook.WebhookEndpoint;
 import io.txoutbox.webhook.WebhookPublisher;
+import io.txoutbox.webhook.WebhookSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,10 +16,14 @@ final class WebhookTransport {
     private WebhookTransport() {}
 
     static Transports.Spec parse(ConfigNode settings) {
-        boolean allowPrivate = settings.bool("allow-private-networks", false);
-        Duration connectTimeout = settings.duration("connect-timeout", Duration.ofSeconds(5));
-        Duration requestTimeout = settings.duration("request-timeout", Duration.ofSeconds(10));
-        int maxConcurrent = settings.integer("max-concurrent-requests", 16, 1, 10_000);
+        // The publisher's settings are the library's, read through their descriptors and refused under
+        // their keys here; the endpoints (URLs, secrets from files or the environment) are the server's to read.
+        WebhookSettings checked;
+        try {
+            checked = WebhookSettings.of(settings.values(WebhookSettings.SETTINGS), Spelling.keys(settings.path()));
+        } catch (OutboxValidationException ex) {
+            throw ConfigException.refused(ex);
+        }
         List<ConfigNode> items = settings.objects("endpoints");
         if (items.isEmpty()) {
             throw new ConfigException(
@@ -87,23 +93,20 @@ final class WebhookTransport {
             private WebhookPublisher publisher() {
                 try {
                     return WebhookPublisher.builder()
+                            .settings(checked)
                             .endpoints(endpoints)
-                            .allowPrivateNetworks(allowPrivate)
-                            .connectTimeout(connectTimeout)
-                            .requestTimeout(requestTimeout)
-                            .maxConcurrentRequests(maxConcurrent)
                             .build();
                 } catch (OutboxValidationException ex) {
                     throw refused(ex);
                 }
             }
 
+            /** A refusal of a setting names its key already; one of the endpoints is the endpoints' key's. */
             private ConfigException refused(OutboxValidationException ex) {
-                String field = ex.field() == null ? "" : ex.field();
-                String sub = field.endsWith("allowPrivateNetworks")
-                        ? ".allow-private-networks"
-                        : field.endsWith("endpoint") ? ".endpoints" : "";
-                return new ConfigException(key + sub, ex.getMessage(), ex);
+                if (ex.field() != null && ex.field().startsWith(key + ".")) {
+                    return new ConfigException(ex.field(), ex.getMessage(), ex);
+                }
+                return new ConfigException(key + ".endpoints", ex.getMessage(), ex);
             }
         };
     }

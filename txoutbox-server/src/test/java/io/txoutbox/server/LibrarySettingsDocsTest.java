@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.txoutbox.relay.Backoff;
 import io.txoutbox.relay.RelaySettings;
 import io.txoutbox.settings.SettingsTable;
+import io.txoutbox.webhook.WebhookSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,6 +33,7 @@ class LibrarySettingsDocsTest {
                 want, "source", SettingsTable.markdown(ConfigLoader.SOURCE_SETTINGS, s -> s.key()));
         want = SettingsTable.replace(
                 want, "backoff", SettingsTable.markdown(Backoff.SETTINGS, s -> "backoff." + s.key()));
+        want = SettingsTable.replace(want, "webhook", SettingsTable.markdown(WebhookSettings.SETTINGS, s -> s.key()));
         if (Boolean.getBoolean("txoutbox.regenerate")) {
             Files.writeString(README, want, StandardCharsets.UTF_8);
         }

@@ -86,6 +86,23 @@ class YamlScalarsTest {
     }
 
     @Test
+    void a_webhook_setting_is_read_and_refused_through_the_library_under_its_key() {
+        String webhook = VALID.lines()
+                .filter(l -> l.strip().equals("allow-private-networks: true"))
+                .findFirst()
+                .orElseThrow();
+        String indent = webhook.substring(0, webhook.indexOf('a'));
+        assertThat(parse(VALID.replace(webhook, webhook + "\n" + indent + "remember-accepted-deliveries: 50")))
+                .isNotNull();
+        assertThatThrownBy(() -> parse(VALID.replace(webhook, webhook + "\n" + indent + "max-concurrent-requests: 0")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageEndingWith(
+                        "transport.webhook.max-concurrent-requests: is 0; it must be between 1 and 10000");
+        assertThatThrownBy(() -> parse(VALID.replace(webhook, webhook + "\n" + indent + "request-timeout: 0s")))
+                .hasMessageEndingWith("transport.webhook.request-timeout: is 0s; it must be positive");
+    }
+
+    @Test
     void a_number_that_is_not_decimal_is_refused_for_a_numeric_setting_not_converted() {
         assertThatThrownBy(() ->
                         parse(VALID.replace("poll-interval: 500ms", "poll-interval: 500ms\n      batch-size: 0x10")))

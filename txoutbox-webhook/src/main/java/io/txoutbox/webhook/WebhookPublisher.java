@@ -2,6 +2,9 @@ package io.txoutbox.webhook;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
@@ -21,6 +24,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -96,7 +100,6 @@ public final class WebhookPublisher implements Publisher {
     public static final String WEBHOOK_SIGNATURE = "webhook-signature";
 
     private static final Logger log = LoggerFactory.getLogger(WebhookPublisher.class);
-    private static final String USER_AGENT = "txoutbox-webhook";
     private static final String DEFAULT_CONTENT_TYPE = "application/octet-stream";
     /** Event headers that would break the request if copied: framing and hop-by-hop headers. */
     private static final Set<String> SKIPPED_HEADERS = Set.of(
@@ -125,6 +128,9 @@ public final class WebhookPublisher implements Publisher {
     private final Duration connectTimeout;
     private final Duration requestTimeout;
     private final boolean allowPrivateNetworks;
+    /** The allow-private-networks setting as the caller spelled it, for a refusal of {@link #checkConnections}. */
+    private final String allowPrivateNetworksSetting;
+
     private final InstantSource clock;
     private final AddressPolicy.Resolver resolver;
     private final ExecutorService ownExecutor;
@@ -137,14 +143,15 @@ public final class WebhookPublisher implements Publisher {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Function<ClaimedEvent, Map<String, String>> messageHeaders;
 
-    private WebhookPublisher(Builder b) {
+    private WebhookPublisher(Builder b, WebhookSettings settings) {
         this.endpoints = List.copyOf(b.endpoints);
-        this.connectTimeout = b.connectTimeout;
-        this.requestTimeout = b.requestTimeout;
-        this.allowPrivateNetworks = b.allowPrivateNetworks;
+        this.connectTimeout = settings.connectTimeout();
+        this.requestTimeout = settings.requestTimeout();
+        this.allowPrivateNetworks = settings.allowPrivateNetworks();
+        this.allowPrivateNetworksSetting = settings.spelling().of(WebhookSettings.ALLOW_PRIVATE_NETWORKS);
         this.clock = b.clock;
         this.resolver = b.resolver;
-        this.maxConcurrentRequests = b.maxConcurrentRequests;
+        this.maxConcurrentRequests = settings.maxConcurrentRequests();
         if (b.cloudEvents == null) {
             this.messageHeaders = MessageHeaders::of;
         } else {
@@ -178,7 +185,7 @@ public final class WebhookPublisher implements Publisher {
         client.setSocketAddressResolver(pinning);
         client.setFollowRedirects(false);
         client.setConnectTimeout(connectTimeout.toMillis());
-        client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, USER_AGENT));
+        client.setUserAgentField(new HttpField(HttpHeader.USER_AGENT, settings.userAgent()));
         client.setMaxConnectionsPerDestination(maxConcurrentRequests);
         client.setMaxRequestsQueuedPerDestination(Math.max(1024, maxConcurrentRequests * 4));
         // Responses are discarded: no decoder is needed, and none may ask for compressed bodies. No protocol
@@ -192,7 +199,7 @@ public final class WebhookPublisher implements Publisher {
         client.getContentDecoderFactories().clear();
         client.getProtocolHandlers().clear();
         this.limiter = new AsyncLimiter(maxConcurrentRequests, executor);
-        this.memory = new DeliveryMemory(b.rememberAcceptedDeliveries);
+        this.memory = new DeliveryMemory(settings.rememberAcceptedDeliveries());
     }
 
     /** @return a builder with no endpoint: add at least one */
@@ -467,7 +474,8 @@ public final class WebhookPublisher implements Publisher {
      *
      * @param timeout how long one connection attempt may take
      * @return per endpoint, the host and port that accepted a connection ({@code hooks.example.com:443})
-     * @throws OutboxValidationException field {@code WebhookPublisher.allowPrivateNetworks}, when an
+     * @throws OutboxValidationException field {@code WebhookPublisher.allowPrivateNetworks} (as the settings
+     *     spelled it: {@code ...webhook.allow-private-networks} from the server's YAML), when an
      *     endpoint resolves to an address the policy refuses; then nothing was connected to
      * @throws IOException when a host does not resolve or none of its addresses accepts a connection in time
      */
@@ -480,7 +488,7 @@ public final class WebhookPublisher implements Publisher {
                 targets.add(pinning.pinned(url.getHost(), port(url)));
             } catch (PinningResolver.RefusedAddressException e) {
                 throw new OutboxValidationException(
-                        "WebhookPublisher.allowPrivateNetworks",
+                        allowPrivateNetworksSetting,
                         null,
                         "WebhookEndpoint '" + endpoint.name() + "' is refused: " + e.getMessage());
             } catch (UnknownHostException e) {
@@ -545,12 +553,10 @@ public final class WebhookPublisher implements Publisher {
     /** Builds a {@link WebhookPublisher}; everything is checked at {@link #build()}. */
     public static final class Builder {
         private final List<WebhookEndpoint> endpoints = new ArrayList<>();
-        private Duration connectTimeout = Duration.ofSeconds(5);
-        private Duration requestTimeout = Duration.ofSeconds(10);
-        private int maxConcurrentRequests = 16;
-        private boolean allowPrivateNetworks;
+        private final SettingValues values = new SettingValues();
+        private Spelling spelling = WebhookSettings.JAVA;
+        private final Map<Setting<?>, String> setInJava = new HashMap<>();
         private InstantSource clock = InstantSource.system();
-        private int rememberAcceptedDeliveries = 10_000;
         private Executor executor;
         private AddressPolicy.Resolver resolver = AddressPolicy.Resolver.SYSTEM;
         private ClientConnector connector;
@@ -581,8 +587,7 @@ public final class WebhookPublisher implements Publisher {
          * @return this builder
          */
         public Builder connectTimeout(Duration timeout) {
-            this.connectTimeout = timeout;
-            return this;
+            return set(WebhookSettings.CONNECT_TIMEOUT, timeout);
         }
 
         /**
@@ -592,8 +597,7 @@ public final class WebhookPublisher implements Publisher {
          * @return this builder
          */
         public Builder requestTimeout(Duration timeout) {
-            this.requestTimeout = timeout;
-            return this;
+            return set(WebhookSettings.REQUEST_TIMEOUT, timeout);
         }
 
         /**
@@ -601,8 +605,7 @@ public final class WebhookPublisher implements Publisher {
          * @return this builder
          */
         public Builder maxConcurrentRequests(int max) {
-            this.maxConcurrentRequests = max;
-            return this;
+            return set(WebhookSettings.MAX_CONCURRENT_REQUESTS, max);
         }
 
         /**
@@ -612,8 +615,7 @@ public final class WebhookPublisher implements Publisher {
          * @return this builder
          */
         public Builder allowPrivateNetworks(boolean allow) {
-            this.allowPrivateNetworks = allow;
-            return this;
+            return set(WebhookSettings.ALLOW_PRIVATE_NETWORKS, allow);
         }
 
         /**
@@ -632,8 +634,7 @@ public final class WebhookPublisher implements Publisher {
          * @return this builder
          */
         public Builder rememberAcceptedDeliveries(int events) {
-            this.rememberAcceptedDeliveries = events;
-            return this;
+            return set(WebhookSettings.REMEMBER_ACCEPTED_DELIVERIES, events);
         }
 
         /**
@@ -677,6 +678,38 @@ public final class WebhookPublisher implements Publisher {
         }
 
         /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling, which {@link #build()} keeps), before customizations
+         * in Java, which are named in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(WebhookSettings settings) {
+            values.setAll(settings.given());
+            spelling = settings.spelling();
+            setInJava.clear();
+            return this;
+        }
+
+        /**
+         * Sets one setting through its descriptor; the typed setters do the same.
+         *
+         * @param setting one of {@link WebhookSettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
+         * @return this builder
+         */
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!WebhookSettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of a webhook publisher");
+            }
+            values.set(setting, value);
+            setInJava.put(setting, WebhookSettings.JAVA.of(setting));
+            return this;
+        }
+
+        /**
          * @return the publisher
          * @throws OutboxValidationException when there is no endpoint, two share a name, a timeout is not
          *     positive, a limit is out of range, or an endpoint's IP literal is a private address while private
@@ -703,35 +736,22 @@ public final class WebhookPublisher implements Publisher {
                             "WebhookPublisher has two endpoints named '" + e.name() + "'; give each a unique name");
                 }
             }
-            positive("connectTimeout", connectTimeout);
-            positive("requestTimeout", requestTimeout);
-            if (maxConcurrentRequests < 1 || maxConcurrentRequests > 10_000) {
-                throw new OutboxValidationException(
-                        "WebhookPublisher.maxConcurrentRequests",
-                        "1-10000",
-                        "WebhookPublisher.maxConcurrentRequests is " + maxConcurrentRequests + "; give 1 to 10,000");
-            }
-            if (rememberAcceptedDeliveries < 0 || rememberAcceptedDeliveries > 1_000_000) {
-                throw new OutboxValidationException(
-                        "WebhookPublisher.rememberAcceptedDeliveries",
-                        "0-1000000",
-                        "WebhookPublisher.rememberAcceptedDeliveries is " + rememberAcceptedDeliveries
-                                + "; give 0 to 1,000,000");
-            }
+            Spelling spelled = spelling.except(setInJava);
+            WebhookSettings settings = WebhookSettings.of(values, spelled);
             if (clock == null) {
                 throw new OutboxValidationException("WebhookPublisher.clock", null, "WebhookPublisher.clock is null");
             }
-            if (!allowPrivateNetworks) {
+            if (!settings.allowPrivateNetworks()) {
                 for (WebhookEndpoint e : endpoints) {
-                    refuseLiteral(e);
+                    refuseLiteral(e, spelled.of(WebhookSettings.ALLOW_PRIVATE_NETWORKS));
                 }
             }
-            WebhookPublisher publisher = new WebhookPublisher(this);
+            WebhookPublisher publisher = new WebhookPublisher(this, settings);
             log.info("webhook publisher built: {}", publisher);
             return publisher;
         }
 
-        private static void refuseLiteral(WebhookEndpoint endpoint) {
+        private static void refuseLiteral(WebhookEndpoint endpoint, String allowPrivateNetworks) {
             String host = endpoint.url().getHost();
             if (host.startsWith("[") && host.endsWith("]")) {
                 host = host.substring(1, host.length() - 1);
@@ -743,24 +763,13 @@ public final class WebhookPublisher implements Publisher {
                 String why = AddressPolicy.check(host, AddressPolicy.Resolver.SYSTEM);
                 if (why != null) {
                     throw new OutboxValidationException(
-                            "WebhookPublisher.allowPrivateNetworks",
-                            null,
-                            "WebhookEndpoint '" + endpoint.name() + "' is refused: " + why);
+                            allowPrivateNetworks, null, "WebhookEndpoint '" + endpoint.name() + "' is refused: " + why);
                 }
             } catch (UnknownHostException e) {
                 throw new OutboxValidationException(
                         "WebhookEndpoint.url",
                         null,
                         "WebhookEndpoint '" + endpoint.name() + "' has an invalid IP address");
-            }
-        }
-
-        private static void positive(String setting, Duration value) {
-            if (value == null || value.isNegative() || value.isZero()) {
-                throw new OutboxValidationException(
-                        "WebhookPublisher." + setting,
-                        null,
-                        "WebhookPublisher." + setting + " is " + value + "; give a positive duration");
             }
         }
     }

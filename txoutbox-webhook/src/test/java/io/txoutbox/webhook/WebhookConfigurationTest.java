@@ -111,7 +111,7 @@ class WebhookConfigurationTest {
                         .connectTimeout(Duration.ZERO)
                         .build(),
                 "WebhookPublisher.connectTimeout",
-                "WebhookPublisher.connectTimeout is PT0S");
+                "WebhookPublisher.connectTimeout is 0s");
         assertRefused(
                 () -> WebhookPublisher.builder()
                         .endpoint(e)
@@ -125,7 +125,7 @@ class WebhookConfigurationTest {
                         .maxConcurrentRequests(0)
                         .build(),
                 "WebhookPublisher.maxConcurrentRequests",
-                "is 0; give 1 to 10,000");
+                "is 0; it must be between 1 and 10000");
         assertRefused(
                 () -> WebhookPublisher.builder()
                         .endpoint(e)
