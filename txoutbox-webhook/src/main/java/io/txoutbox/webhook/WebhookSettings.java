@@ -5,6 +5,7 @@ import io.txoutbox.settings.SettingValues;
 import io.txoutbox.settings.Spelling;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * A webhook publisher's settings, checked: each is declared here once, as a {@link Setting} with its
@@ -55,19 +56,25 @@ public final class WebhookSettings {
                     + " another endpoint is not sent again to this one; 0 remembers none.")
             .build();
 
+    /** What the publisher sends as its {@code User-Agent}. */
+    public static final Setting<String> USER_AGENT = Setting.builder("userAgent", String.class)
+            .defaultValue("txoutbox-webhook")
+            .matching(Pattern.compile("[\\x21-\\x7e][\\x20-\\x7e]{0,199}"), "be 1 to 200 printable ASCII characters")
+            .doc("The User-Agent of every request, for receivers that allow-list or log callers"
+                    + " (orders-relay/2.1 (+ops@example.com)).")
+            .build();
+
     /** The settings of a webhook publisher, in the order the docs show them. */
     public static final List<Setting<?>> SETTINGS = List.of(
             CONNECT_TIMEOUT,
             REQUEST_TIMEOUT,
             MAX_CONCURRENT_REQUESTS,
             ALLOW_PRIVATE_NETWORKS,
-            REMEMBER_ACCEPTED_DELIVERIES);
+            REMEMBER_ACCEPTED_DELIVERIES,
+            USER_AGENT);
 
     /** The Java spelling: {@code WebhookPublisher.connectTimeout}. */
     static final Spelling JAVA = Spelling.java("WebhookPublisher");
-
-    /** What the publisher sends as its {@code User-Agent}. */
-    private static final String USER_AGENT = "txoutbox-webhook";
 
     private final SettingValues given;
     private final Spelling spelling;
@@ -76,6 +83,7 @@ public final class WebhookSettings {
     private final int maxConcurrentRequests;
     private final boolean allowPrivateNetworks;
     private final int rememberAcceptedDeliveries;
+    private final String userAgent;
 
     private WebhookSettings(SettingValues v, Spelling spelling) {
         this.given = v.copy();
@@ -85,6 +93,7 @@ public final class WebhookSettings {
         this.maxConcurrentRequests = v.checked(MAX_CONCURRENT_REQUESTS, spelling);
         this.allowPrivateNetworks = v.checked(ALLOW_PRIVATE_NETWORKS, spelling);
         this.rememberAcceptedDeliveries = v.checked(REMEMBER_ACCEPTED_DELIVERIES, spelling);
+        this.userAgent = v.checked(USER_AGENT, spelling);
     }
 
     /**
@@ -136,6 +145,6 @@ public final class WebhookSettings {
 
     /** @return the {@code User-Agent} the publisher sends */
     public String userAgent() {
-        return USER_AGENT;
+        return userAgent;
     }
 }
