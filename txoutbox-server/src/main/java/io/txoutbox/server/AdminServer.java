@@ -5,12 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.txoutbox.DeadQuery;
 import io.txoutbox.DeadSelector;
 import io.txoutbox.OutboxException;
-import io.txoutbox.Redaction;
-import io.txoutbox.admin.AdminJson;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.BindException;
@@ -18,20 +14,13 @@ import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.net.UnknownHostException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,7 +36,6 @@ import org.slf4j.LoggerFactory;
 final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int MAX_BODY = 64 * 1024;
     private static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
             + " connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
@@ -299,14 +287,14 @@ final class AdminServer implements AutoCloseable {
         List<String> parts = new ArrayList<>();
         for (String p : path.split("/")) {
             if (!p.isEmpty()) {
-                parts.add(decode(p, "the path"));
+                parts.add(AdminRequests.decode(p, "the path"));
             }
         }
         if (parts.size() == 1 && parts.get(0).equals("sources")) {
             onlyGet(method);
             ArrayNode list = JSON.createArrayNode();
             for (RelaySource s : server.sources()) {
-                list.add(describe(s));
+                list.add(AdminViews.describe(s));
             }
             ObjectNode body = JSON.createObjectNode();
             body.set("sources", list);
@@ -327,19 +315,19 @@ final class AdminServer implements AutoCloseable {
         if (!action.isEmpty() && s.waitingFor() != null) {
             throw new HttpError(503, "source '" + s.name() + "' waits for its database: " + s.waitingFor());
         }
-        Map<String, String> query = query(ex);
+        Map<String, String> query = AdminRequests.query(ex);
         switch (action) {
             case "" -> {
                 onlyGet(method);
-                json(ex, 200, describe(s));
+                json(ex, 200, AdminViews.describe(s));
             }
             case "stats" -> {
                 onlyGet(method);
-                json(ex, 200, stats(s));
+                json(ex, 200, AdminViews.stats(s, maxTypes));
             }
             case "dead" -> {
                 if (method.equals("GET")) {
-                    json(ex, 200, dead(s, query));
+                    json(ex, 200, AdminViews.dead(s, query));
                 } else if (method.equals("DELETE")) {
                     onDeadEvents(ex, s, "deleted", selector -> s.admin().deleteDead(selector));
                 } else {
@@ -352,7 +340,7 @@ final class AdminServer implements AutoCloseable {
             }
             case "purge" -> {
                 onlyPost(method);
-                JsonNode body = body(ex);
+                JsonNode body = AdminRequests.body(ex);
                 JsonNode age = body.get("olderThan");
                 if (age == null || !age.isTextual()) {
                     throw new HttpError(400, "give olderThan, a duration such as \"7d\", \"12h\" or \"PT30M\"");
@@ -390,86 +378,6 @@ final class AdminServer implements AutoCloseable {
         }
     }
 
-    private static ObjectNode describe(RelaySource s) {
-        ServerConfig.Source c = s.config();
-        ObjectNode n = JSON.createObjectNode();
-        n.put("name", s.name());
-        n.put("status", s.status());
-        n.put("table", s.outbox() == null ? c.table() : s.outbox().table());
-        n.put("dialect", s.dialect() == null ? c.dialect() : s.dialect().name());
-        n.put("jdbcUrl", Redaction.redact(c.jdbcUrl()));
-        n.put("user", c.user());
-        n.put("ordered", c.ordered() == null ? null : c.ordered().name().toLowerCase());
-        n.put("relays", s.relays().size());
-        n.put("batchSize", c.relay().settings().batchSize());
-        ArrayNode routes = n.putArray("routes");
-        s.transports().forEach(routes::add);
-        return n;
-    }
-
-    /**
-     * The table's figures as the actuator endpoint answers them too ({@link AdminJson.Stats}), with what
-     * only the server knows around them: the source, its relays since start, its routes and its recent
-     * throughput.
-     */
-    private ObjectNode stats(RelaySource s) {
-        ObjectNode n = JSON.createObjectNode();
-        n.put("source", s.name());
-        n.put("status", s.status());
-        n.setAll((ObjectNode)
-                JSON.valueToTree(AdminJson.stats(s.outbox().table(), s.admin().stats(), maxTypes)));
-        Activity a = s.activity();
-        Activity.Counts t = a.totals();
-        ObjectNode relayed = n.putObject("relayed");
-        relayed.put("published", t.published()).put("retried", t.retried()).put("dead", t.dead());
-        relayed.put("errors", a.errors());
-        ObjectNode types = relayed.putObject("byType");
-        a.byType().forEach((type, c) -> types.putObject(type)
-                .put("published", c.published())
-                .put("retried", c.retried())
-                .put("dead", c.dead()));
-        n.set("routes", routes(s));
-        ArrayNode history = n.putArray("throughput");
-        for (Activity.Point p : a.history()) {
-            history.addObject()
-                    .put("t", p.epochMillis())
-                    .put("published", p.published())
-                    .put("retried", p.retried())
-                    .put("dead", p.dead());
-        }
-        return n;
-    }
-
-    /** Per route: what its broker did since start, whether it is failing, and its recent latency. */
-    private static ArrayNode routes(RelaySource s) {
-        ArrayNode list = JSON.createArrayNode();
-        for (RouteStats r : s.routes()) {
-            RouteStats.Snapshot x = r.snapshot();
-            ObjectNode o = list.addObject();
-            o.put("name", x.name()).put("transport", x.transport()).put("target", x.target());
-            x.types().forEach(o.putArray("types")::add);
-            o.put("published", x.published())
-                    .put("retried", x.retried())
-                    .put("dead", x.dead())
-                    .put("failures", x.failures())
-                    .put("heldBack", x.heldBack())
-                    .put("failing", x.failing())
-                    .put("lastError", x.lastError());
-            o.putObject("recent")
-                    .put("seconds", RouteStats.WINDOW)
-                    .put("publishedPerSecond", x.recentPerSecond())
-                    .put("meanLatencyMillis", x.recentMeanLatencyMillis())
-                    .put("maxLatencyMillis", x.recentMaxLatencyMillis());
-        }
-        return list;
-    }
-
-    /** One page of dead events, as the actuator endpoint answers it too ({@link AdminJson.DeadPage}). */
-    private static JsonNode dead(RelaySource s, Map<String, String> query) {
-        DeadQuery q = AdminJson.deadQuery(query.get("type"), query.get("limit"), query.get("after"));
-        return JSON.valueToTree(AdminJson.deadPage(s.admin().dead(q), q));
-    }
-
     /**
      * Applies an action to the dead events the request's body selects, logs it and answers the count.
      *
@@ -477,146 +385,15 @@ final class AdminServer implements AutoCloseable {
      */
     private void onDeadEvents(Exchange ex, RelaySource s, String done, ToIntFunction<DeadSelector> action)
             throws IOException {
-        DeadSelector selector = selector(body(ex));
+        DeadSelector selector = AdminViews.selector(AdminRequests.body(ex));
         int n = action.applyAsInt(selector);
         log.info(
                 "txoutbox-server: admin API {} {} dead event(s) of source '{}' ({})",
                 done,
                 n,
                 s.name(),
-                describe(selector));
+                AdminViews.describe(selector));
         json(ex, 200, JSON.createObjectNode().put(done, n));
-    }
-
-    private static DeadSelector selector(JsonNode body) {
-        JsonNode ids = body.get("ids");
-        JsonNode type = body.get("type");
-        boolean all = body.path("all").asBoolean(false);
-        int given = (ids != null ? 1 : 0) + (type != null ? 1 : 0) + (all ? 1 : 0);
-        if (given != 1) {
-            throw new HttpError(400, "give exactly one of {\"ids\": [...]}, {\"type\": \"...\"} or {\"all\": true}");
-        }
-        if (ids != null) {
-            if (!ids.isArray() || ids.isEmpty() || ids.size() > DeadQuery.MAX_LIMIT) {
-                throw new HttpError(400, "ids must be a list of 1 to " + DeadQuery.MAX_LIMIT + " event ids");
-            }
-            Set<UUID> set = new LinkedHashSet<>();
-            for (JsonNode id : ids) {
-                set.add(uuid("ids", id.asText()));
-            }
-            return DeadSelector.ids(set);
-        }
-        if (type != null) {
-            if (!type.isTextual() || type.asText().isBlank()) {
-                throw new HttpError(400, "type must be a non-blank event type");
-            }
-            return DeadSelector.type(type.asText());
-        }
-        return DeadSelector.all();
-    }
-
-    private static String describe(DeadSelector s) {
-        if (s.ids() != null) {
-            return s.ids().size() + " id(s)";
-        }
-        return s.eventType() != null ? "type " + s.eventType() : "all";
-    }
-
-    private static UUID uuid(String field, String text) {
-        try {
-            return UUID.fromString(text);
-        } catch (IllegalArgumentException e) {
-            throw new HttpError(400, field + ": '" + text + "' is not an event id (a UUID)");
-        }
-    }
-
-    private static JsonNode body(Exchange ex) throws IOException {
-        if (ex.declaredLength() > MAX_BODY) {
-            // Refused before a byte is read: a huge body cannot hold a worker while it trickles in.
-            throw new HttpError(413, "the request body is larger than " + MAX_BODY + " bytes");
-        }
-        byte[] bytes = ex.body(MAX_BODY);
-        if (bytes.length > MAX_BODY) {
-            throw new HttpError(413, "the request body is larger than " + MAX_BODY + " bytes");
-        }
-        if (bytes.length == 0) {
-            return JSON.createObjectNode();
-        }
-        try {
-            JsonNode n = JSON.readTree(bytes);
-            if (n == null || !n.isObject()) {
-                throw new HttpError(400, "the request body must be a JSON object");
-            }
-            return n;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            // Jackson's message quotes the offending token, which may be anything the client sent: the
-            // position only.
-            com.fasterxml.jackson.core.JsonLocation at = e.getLocation();
-            throw new HttpError(
-                    400,
-                    "the request body is not valid JSON"
-                            + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
-        }
-    }
-
-    private static Map<String, String> query(Exchange ex) {
-        Map<String, String> out = new HashMap<>();
-        String raw = ex.rawQuery();
-        if (raw == null) {
-            return out;
-        }
-        for (String pair : raw.split("&")) {
-            int eq = pair.indexOf('=');
-            String k = decode(eq < 0 ? pair : pair.substring(0, eq), "a query parameter's name");
-            String v = eq < 0 ? "" : decode(pair.substring(eq + 1), "query parameter '" + k + "'");
-            out.put(k, v);
-        }
-        return out;
-    }
-
-    /**
-     * Decodes percent-escapes (and {@code +} as a space, as forms send it) into UTF-8 text. A malformed
-     * escape ({@code %zz}, a {@code %} at the end) or bytes that are not UTF-8 are the client's mistake: a
-     * 400 naming where they are, never an internal error, and never text silently changed to U+FFFD.
-     *
-     * @param where what the text is, for the message: {@code query parameter 'type'}
-     */
-    static String decode(String text, String where) {
-        if (text.indexOf('%') < 0 && text.indexOf('+') < 0) {
-            return text;
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(text.length());
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '%') {
-                int hi = i + 1 < text.length() ? Character.digit(text.charAt(i + 1), 16) : -1;
-                int lo = i + 2 < text.length() ? Character.digit(text.charAt(i + 2), 16) : -1;
-                if (hi < 0 || lo < 0) {
-                    throw new HttpError(
-                            400,
-                            where + " has a malformed percent-escape at character " + (i + 1)
-                                    + ": % must be followed by two hexadecimal digits");
-                }
-                bytes.write(hi * 16 + lo);
-                i += 2;
-            } else if (c == '+') {
-                bytes.write(' ');
-            } else {
-                int end = Character.isHighSurrogate(c) && i + 1 < text.length() ? i + 2 : i + 1;
-                bytes.writeBytes(text.substring(i, end).getBytes(StandardCharsets.UTF_8));
-                i = end - 1;
-            }
-        }
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new HttpError(400, where + " is not UTF-8 once its percent-escapes are decoded");
-        }
     }
 
     private static void onlyGet(String method) {
