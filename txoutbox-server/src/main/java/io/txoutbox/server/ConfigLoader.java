@@ -223,7 +223,7 @@ final class ConfigLoader {
      * library's rules, which name a refused setting by its key here ({@code sources[0].published-partitions}).
      */
     private static OutboxSettings outbox(ConfigNode s, String dialect, DeadHeadPolicy ordered) {
-        SettingValues values = s.values(SOURCE_SETTINGS).set(OutboxSettings.ORDERED, ordered);
+        SettingValues values = SettingReader.values(s, SOURCE_SETTINGS).set(OutboxSettings.ORDERED, ordered);
         Spelling spelling = Spelling.keys(s.path()).except(Map.of(OutboxSettings.ORDERED, s.key("ordered")));
         try {
             return OutboxSettings.of(
@@ -277,9 +277,9 @@ final class ConfigLoader {
         List<Setting<?>> keys = RelaySettings.SETTINGS.stream()
                 .filter(s -> s != RelaySettings.NAME)
                 .toList();
-        SettingValues values = r.values(keys).set(RelaySettings.NAME, name);
+        SettingValues values = SettingReader.values(r, keys).set(RelaySettings.NAME, name);
         ConfigNode b = r.object("backoff");
-        SettingValues backoff = b.values(Backoff.SETTINGS);
+        SettingValues backoff = SettingReader.values(b, Backoff.SETTINGS);
         b.rejectUnknown();
         r.rejectUnknown();
         try {

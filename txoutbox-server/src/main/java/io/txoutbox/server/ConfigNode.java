@@ -3,8 +3,6 @@ package io.txoutbox.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.txoutbox.Redaction;
-import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -195,85 +193,6 @@ final class ConfigNode {
             case "false", "no", "off" -> false;
             default -> throw new ConfigException(key(key), "expected true or false, got '" + v + "'");
         };
-    }
-
-    /**
-     * Reads a library setting under its key ({@link Setting#key()}) as its type says.
-     *
-     * @param setting the setting's descriptor
-     * @param <T> its type
-     * @return the value, or {@code null} when absent (the descriptor's default and rules apply later)
-     * @throws ConfigException naming the key when the text is not of the setting's type
-     */
-    <T> T value(Setting<T> setting) {
-        String key = setting.key();
-        Class<T> type = setting.type();
-        Object v;
-        if (type == Integer.class) {
-            v = optionalInteger(key);
-        } else if (type == Long.class) {
-            v = optionalLong(key);
-        } else if (type == Boolean.class) {
-            v = optionalBool(key);
-        } else if (type == Duration.class) {
-            v = duration(key, null);
-        } else if (type == String.class) {
-            v = string(key, null);
-        } else if (type == Double.class) {
-            v = optionalDouble(key);
-        } else if (type.isEnum()) {
-            v = optionalEnum(key, type);
-        } else {
-            throw new IllegalStateException("no YAML reading for a " + type.getSimpleName() + " setting: " + key);
-        }
-        return type.cast(v);
-    }
-
-    /**
-     * @param settings library settings
-     * @return the values given under their keys; absent keys stay unset
-     * @throws ConfigException naming the key whose text is not of its setting's type
-     */
-    SettingValues values(List<Setting<?>> settings) {
-        SettingValues values = new SettingValues();
-        for (Setting<?> s : settings) {
-            put(values, s);
-        }
-        return values;
-    }
-
-    private <T> void put(SettingValues values, Setting<T> setting) {
-        values.set(setting, value(setting));
-    }
-
-    /** @return the constant named (in any case), or {@code null} when absent */
-    private Object optionalEnum(String key, Class<?> type) {
-        String v = scalar(key);
-        if (v == null) {
-            return null;
-        }
-        List<String> names = new ArrayList<>();
-        for (Object c : type.getEnumConstants()) {
-            String constant = ((Enum<?>) c).name();
-            if (constant.equalsIgnoreCase(v.strip())) {
-                return c;
-            }
-            names.add(constant.toLowerCase(Locale.ROOT));
-        }
-        throw new ConfigException(key(key), "expected one of " + String.join(", ", names) + ", got '" + v + "'");
-    }
-
-    /** @return the value, or {@code null} when absent */
-    Double optionalDouble(String key) {
-        String v = scalar(key);
-        if (v == null) {
-            return null;
-        }
-        try {
-            return Double.parseDouble(v.strip());
-        } catch (NumberFormatException e) {
-            throw new ConfigException(key(key), "expected a number such as 2 or 1.5, got '" + v + "'");
-        }
     }
 
     /**

@@ -20,7 +20,8 @@ final class WebhookTransport {
         // their keys here; the endpoints (URLs, secrets from files or the environment) are the server's to read.
         WebhookSettings checked;
         try {
-            checked = WebhookSettings.of(settings.values(WebhookSettings.SETTINGS), Spelling.keys(settings.path()));
+            checked = WebhookSettings.of(
+                    SettingReader.values(settings, WebhookSettings.SETTINGS), Spelling.keys(settings.path()));
         } catch (OutboxValidationException ex) {
             throw ConfigException.refused(ex);
         }
