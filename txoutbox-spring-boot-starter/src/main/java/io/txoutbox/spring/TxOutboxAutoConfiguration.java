@@ -6,7 +6,7 @@ import io.txoutbox.OutboxSettings;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.handler.EventHandlers;
-import io.txoutbox.micrometer.OpenTelemetryScope;
+import io.txoutbox.opentelemetry.OpenTelemetryScope;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.relay.RelaySettings;
 import io.txoutbox.spi.Publisher;
@@ -193,7 +193,7 @@ public class TxOutboxAutoConfiguration {
 
     /** Trace context on every appended event, when OpenTelemetry's API is on the classpath. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"io.opentelemetry.api.trace.Span", "io.txoutbox.micrometer.OpenTelemetryScope"})
+    @ConditionalOnClass(name = {"io.opentelemetry.api.trace.Span", "io.txoutbox.opentelemetry.OpenTelemetryScope"})
     @ConditionalOnProperty(prefix = "txoutbox", name = "trace-context", havingValue = "true", matchIfMissing = true)
     static class TraceContextConfiguration {
         /**

@@ -1,4 +1,4 @@
-package io.txoutbox.micrometer;
+package io.txoutbox.opentelemetry;
 
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;

@@ -1,8 +1,8 @@
-package io.txoutbox.micrometer;
+package io.txoutbox.opentelemetry;
 
-import static io.txoutbox.micrometer.PostgresOutbox.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.TraceFlags;
@@ -16,19 +16,25 @@ import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.ClaimedEvent;
+import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.RecordingPublisher;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class OpenTelemetryScopeTest {
-    private PostgresOutbox pg;
+    private HikariDataSource dataSource;
+    private final String table =
+            "otscope_" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xFFFFFF));
     private SdkTracerProvider tracerProvider;
     private Tracer tracer;
 
     @BeforeEach
     void setUp() {
-        pg = new PostgresOutbox();
+        dataSource = LocalPostgres.pool("opentelemetry-scope-test");
         tracerProvider = SdkTracerProvider.builder().build();
         tracer = tracerProvider.get("txoutbox-test");
     }
@@ -36,12 +42,29 @@ class OpenTelemetryScopeTest {
     @AfterEach
     void tearDown() throws Exception {
         tracerProvider.close();
-        pg.close();
+        try (Connection c = dataSource.getConnection();
+                Statement st = c.createStatement()) {
+            st.execute("DROP TABLE IF EXISTS " + table + " CASCADE");
+        } finally {
+            dataSource.close();
+        }
+    }
+
+    /** @return a builder on this test's table, created at build and dropped after the test */
+    private Outbox.Builder outbox() {
+        return Outbox.builder(dataSource).table(table).createSchemaIfMissing(true);
+    }
+
+    private static OutboxEvent event(String type, String aggregateId) {
+        return OutboxEvent.builder(type)
+                .aggregate("order", aggregateId)
+                .jsonPayload("{\"orderId\":\"" + aggregateId + "\"}")
+                .build();
     }
 
     @Test
     void an_event_appended_inside_a_span_carries_its_traceparent_to_the_publisher() {
-        Outbox outbox = pg.outbox().scope(OpenTelemetryScope.create()).build();
+        Outbox outbox = outbox().scope(OpenTelemetryScope.create()).build();
         Span span = tracer.spanBuilder("place-order").startSpan();
         try (Scope ignored = span.makeCurrent()) {
             outbox.inTransaction(c -> outbox.append(c, event("order.placed", "o-1")));
@@ -57,7 +80,7 @@ class OpenTelemetryScopeTest {
 
     @Test
     void the_tracestate_of_the_trace_travels_with_the_event() {
-        Outbox outbox = pg.outbox().scope(OpenTelemetryScope.create()).build();
+        Outbox outbox = outbox().scope(OpenTelemetryScope.create()).build();
         SpanContext remoteParent = SpanContext.createFromRemoteParent(
                 "4bf92f3577b34da6a3ce929d0e0e4736",
                 "00f067aa0ba902b7",
@@ -82,8 +105,7 @@ class OpenTelemetryScopeTest {
 
     @Test
     void without_a_current_span_the_base_scope_is_used_unchanged() {
-        Outbox outbox = pg.outbox()
-                .scope(OpenTelemetryScope.create()
+        Outbox outbox = outbox().scope(OpenTelemetryScope.create()
                         .withBase(() -> new EventScope("corr-1", null, "tenant-a", null, null)))
                 .build();
         outbox.inTransaction(c -> outbox.append(c, event("order.placed", "o-1")));
@@ -96,7 +118,7 @@ class OpenTelemetryScopeTest {
 
     @Test
     void an_event_that_names_its_own_traceparent_keeps_it() {
-        Outbox outbox = pg.outbox().scope(OpenTelemetryScope.create()).build();
+        Outbox outbox = outbox().scope(OpenTelemetryScope.create()).build();
         String own = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
         Span span = tracer.spanBuilder("place-order").startSpan();
         try (Scope ignored = span.makeCurrent()) {
