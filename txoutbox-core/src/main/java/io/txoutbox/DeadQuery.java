@@ -1,5 +1,6 @@
 package io.txoutbox;
 
+import io.txoutbox.settings.Setting;
 import java.util.UUID;
 
 /**
@@ -14,11 +15,15 @@ public record DeadQuery(String eventType, UUID after, int limit) {
     /** The largest page. */
     public static final int MAX_LIMIT = 1_000;
 
+    /** The page size: the admin API's and the actuator endpoint's {@code limit} check through it too. */
+    public static final Setting<Integer> LIMIT = Setting.builder("limit", Integer.class)
+            .between(1, MAX_LIMIT)
+            .doc("The page size of a dead-event listing.")
+            .build();
+
     /** Checks the page size. */
     public DeadQuery {
-        if (limit < 1 || limit > MAX_LIMIT) {
-            throw OutboxValidationException.outOfRange("DeadQuery.limit", limit, 1, MAX_LIMIT);
-        }
+        LIMIT.check(limit, "DeadQuery.limit");
     }
 
     /**

@@ -99,14 +99,8 @@ public final class AdminJson {
                         "after", null, "after: '" + after + "' is not an event id (a UUID)");
             }
         }
-        try {
-            return new DeadQuery(type == null || type.isBlank() ? null : type, start, size);
-        } catch (OutboxValidationException e) {
-            throw new OutboxValidationException(
-                    "limit",
-                    e.limit(),
-                    SettingNames.rename(e.getMessage(), f -> f.equals("DeadQuery.limit") ? "limit" : null));
-        }
+        // The query parameter is named as the caller wrote it: limit.
+        return new DeadQuery(type == null || type.isBlank() ? null : type, start, DeadQuery.LIMIT.check(size, "limit"));
     }
 
     /**

@@ -62,7 +62,7 @@ public final class Setting<T> {
     /**
      * @param name the setting's Java name, camel case: {@code batchSize}
      * @param type the type of its value: {@code Integer}, {@code Long}, {@code Double}, {@code Boolean},
-     *     {@code String}, {@code Duration} or an enum, the types every front end can read
+     *     {@code String}, {@code Duration}, an enum or {@code double[]}, the types the front ends read
      * @param <T> the type of its value
      * @return a builder of the descriptor
      */
@@ -153,6 +153,9 @@ public final class Setting<T> {
         }
         if (value instanceof CharSequence text) {
             return quote(text);
+        }
+        if (value instanceof double[] numbers) {
+            return Arrays.toString(numbers);
         }
         return String.valueOf(value);
     }

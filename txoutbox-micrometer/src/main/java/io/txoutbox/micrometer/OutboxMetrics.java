@@ -11,12 +11,16 @@ import io.micrometer.core.instrument.Timer;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxStats;
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.RelayListener;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -84,15 +88,15 @@ public final class OutboxMetrics implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private final RelayListener listener = new Listener();
 
-    private OutboxMetrics(Builder b) {
+    private OutboxMetrics(Builder b, MetricsSettings settings) {
         this.outbox = b.outbox;
         this.registry = b.registry;
         this.tags = b.tags.and(Tag.of("table", b.outbox.table()));
-        this.percentiles = b.percentiles.clone();
-        this.histogram = b.histogram;
-        this.typeTag = b.typeTag;
-        this.maxTypes = b.maxTypes;
-        this.stats = new StatsCache(b.outbox, b.registry.config().clock(), b.statsRefresh);
+        this.percentiles = settings.percentiles();
+        this.histogram = settings.histogram();
+        this.typeTag = settings.typeTag();
+        this.maxTypes = settings.maxTypes();
+        this.stats = new StatsCache(b.outbox, b.registry.config().clock(), settings.statsRefresh());
         gauge(
                 "txoutbox.events.pending",
                 "Events waiting to be published, not leased (retrying included)",
@@ -320,11 +324,9 @@ public final class OutboxMetrics implements AutoCloseable {
         final Outbox outbox;
         final MeterRegistry registry;
         Tags tags = Tags.empty();
-        double[] percentiles = {0.5, 0.99};
-        boolean histogram;
-        boolean typeTag = true;
-        int maxTypes = DEFAULT_MAX_TYPES;
-        Duration statsRefresh = DEFAULT_STATS_REFRESH;
+        private final SettingValues values = new SettingValues();
+        private Spelling spelling = MetricsSettings.JAVA;
+        private final Map<Setting<?>, String> setInJava = new HashMap<>();
 
         private Builder(Outbox outbox, MeterRegistry registry) {
             this.outbox = outbox;
@@ -346,9 +348,9 @@ public final class OutboxMetrics implements AutoCloseable {
          * @return this builder
          */
         public Builder percentiles(double... percentiles) {
-            this.percentiles =
-                    Objects.requireNonNull(percentiles, "percentiles").clone();
-            return this;
+            return set(
+                    MetricsSettings.PERCENTILES,
+                    Objects.requireNonNull(percentiles, "percentiles").clone());
         }
 
         /**
@@ -357,8 +359,7 @@ public final class OutboxMetrics implements AutoCloseable {
          * @return this builder
          */
         public Builder histogram(boolean histogram) {
-            this.histogram = histogram;
-            return this;
+            return set(MetricsSettings.HISTOGRAM, histogram);
         }
 
         /**
@@ -367,8 +368,7 @@ public final class OutboxMetrics implements AutoCloseable {
          * @return this builder
          */
         public Builder typeTag(boolean typeTag) {
-            this.typeTag = typeTag;
-            return this;
+            return set(MetricsSettings.TYPE_TAG, typeTag);
         }
 
         /**
@@ -378,8 +378,7 @@ public final class OutboxMetrics implements AutoCloseable {
          * @return this builder
          */
         public Builder maxTypes(int maxTypes) {
-            this.maxTypes = maxTypes;
-            return this;
+            return set(MetricsSettings.MAX_TYPES, maxTypes);
         }
 
         /**
@@ -388,7 +387,37 @@ public final class OutboxMetrics implements AutoCloseable {
          * @return this builder
          */
         public Builder statsRefresh(Duration statsRefresh) {
-            this.statsRefresh = statsRefresh;
+            return set(MetricsSettings.STATS_REFRESH, statsRefresh);
+        }
+
+        /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling), before customizations in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(MetricsSettings settings) {
+            values.setAll(settings.given());
+            spelling = settings.spelling();
+            setInJava.clear();
+            return this;
+        }
+
+        /**
+         * Sets one setting through its descriptor; the typed setters do the same.
+         *
+         * @param setting one of {@link MetricsSettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
+         * @return this builder
+         */
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!MetricsSettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of the meters");
+            }
+            values.set(setting, value);
+            setInJava.put(setting, MetricsSettings.JAVA.of(setting));
             return this;
         }
 
@@ -407,28 +436,8 @@ public final class OutboxMetrics implements AutoCloseable {
                 throw new OutboxValidationException(
                         "OutboxMetrics.Builder.registry", null, "OutboxMetrics.Builder.registry is missing");
             }
-            for (double p : percentiles) {
-                if (!(p >= 0 && p <= 1)) {
-                    throw new OutboxValidationException(
-                            "OutboxMetrics.Builder.percentiles",
-                            "0..1",
-                            "OutboxMetrics.Builder.percentiles contains " + p + "; each must be between 0 and 1");
-                }
-            }
-            if (maxTypes < 1 || maxTypes > MAX_TYPES_LIMIT) {
-                throw new OutboxValidationException(
-                        "OutboxMetrics.Builder.maxTypes",
-                        "1.." + MAX_TYPES_LIMIT,
-                        "OutboxMetrics.Builder.maxTypes is " + maxTypes + "; it must be between 1 and "
-                                + MAX_TYPES_LIMIT);
-            }
-            if (statsRefresh == null || statsRefresh.isNegative()) {
-                throw new OutboxValidationException(
-                        "OutboxMetrics.Builder.statsRefresh",
-                        ">= 0",
-                        "OutboxMetrics.Builder.statsRefresh is " + statsRefresh + "; it must be zero or positive");
-            }
-            return new OutboxMetrics(this);
+            MetricsSettings settings = MetricsSettings.of(values, spelling.except(setInJava));
+            return new OutboxMetrics(this, settings);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.txoutbox.spring;
 
 import io.txoutbox.OutboxSettings;
 import io.txoutbox.OutboxTable;
+import io.txoutbox.micrometer.MetricsSettings;
 import io.txoutbox.relay.Backoff;
 import io.txoutbox.relay.RelaySettings;
 import io.txoutbox.settings.Setting;
@@ -15,8 +16,8 @@ import org.springframework.core.env.Environment;
 /**
  * Binds the library's settings from the application's properties through their descriptors: the outbox's
  * ({@link OutboxSettings}) under {@code txoutbox.*}, the relay's ({@link RelaySettings#SETTINGS}) under
- * {@code txoutbox.relay.*} and its backoff's ({@link Backoff#SETTINGS}) under {@code
- * txoutbox.relay.backoff.*}. The starter declares none of them: Spring converts each value to its
+ * {@code txoutbox.relay.*}, its backoff's ({@link Backoff#SETTINGS}) under {@code
+ * txoutbox.relay.backoff.*} and the meters' ({@link MetricsSettings}) under {@code txoutbox.metrics.*}. The starter declares none of them: Spring converts each value to its
  * descriptor's type (a value it cannot convert fails naming the property), and the library's rules name a
  * refused setting by its property, {@code txoutbox.relay.batch-size}. The IDE metadata of these properties
  * is generated from the same descriptors ({@code META-INF/additional-spring-configuration-metadata.json},
@@ -29,6 +30,8 @@ final class LibraryProperties {
     static final String RELAY_PREFIX = PREFIX + ".relay";
     /** The relay's backoff properties. */
     static final String BACKOFF_PREFIX = RELAY_PREFIX + ".backoff";
+    /** The meters' properties. */
+    static final String METRICS_PREFIX = PREFIX + ".metrics";
 
     /**
      * The outbox settings a Spring application sets by property. Ordered mode, fair claims and
@@ -72,6 +75,16 @@ final class LibraryProperties {
         SettingValues relay = values(binder, RELAY_PREFIX, RelaySettings.SETTINGS);
         SettingValues backoff = values(binder, BACKOFF_PREFIX, Backoff.SETTINGS);
         return RelaySettings.of(relay, Backoff.of(backoff, Spelling.keys(BACKOFF_PREFIX)), Spelling.keys(RELAY_PREFIX));
+    }
+
+    /**
+     * @param environment the application's properties
+     * @return the meters' settings, checked
+     * @throws io.txoutbox.OutboxValidationException naming the property the library refuses
+     */
+    static MetricsSettings metrics(Environment environment) {
+        SettingValues values = values(Binder.get(environment), METRICS_PREFIX, MetricsSettings.SETTINGS);
+        return MetricsSettings.of(values, Spelling.keys(METRICS_PREFIX));
     }
 
     private static SettingValues values(Binder binder, String prefix, List<Setting<?>> settings) {

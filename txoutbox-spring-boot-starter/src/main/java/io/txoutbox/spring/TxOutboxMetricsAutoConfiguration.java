@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * Registers {@link OutboxMetrics} in the application's {@link MeterRegistry} (when it has one) and hands
@@ -36,25 +37,16 @@ public class TxOutboxMetricsAutoConfiguration {
     /**
      * @param outbox the outbox whose table the gauges read
      * @param registry the application's registry
-     * @param properties the {@code txoutbox.metrics.*} properties
+     * @param environment the {@code txoutbox.metrics.*} properties, bound through the library's descriptors
      * @return the meters; closed (removed from the registry) with the context
      * @throws OutboxValidationException naming the property that is invalid
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public OutboxMetrics txoutboxMetrics(Outbox outbox, MeterRegistry registry, TxOutboxProperties properties) {
-        TxOutboxProperties.Metrics m = properties.metrics();
-        try {
-            return OutboxMetrics.builder(outbox, registry)
-                    .statsRefresh(m.statsRefresh())
-                    .percentiles(m.percentileArray())
-                    .histogram(m.histogram())
-                    .typeTag(m.typeTag())
-                    .maxTypes(m.maxTypes())
-                    .build();
-        } catch (OutboxValidationException e) {
-            throw PropertyNames.translate(e);
-        }
+    public OutboxMetrics txoutboxMetrics(Outbox outbox, MeterRegistry registry, Environment environment) {
+        return OutboxMetrics.builder(outbox, registry)
+                .settings(LibraryProperties.metrics(environment))
+                .build();
     }
 
     /**

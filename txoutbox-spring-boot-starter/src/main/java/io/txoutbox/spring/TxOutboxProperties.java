@@ -2,7 +2,6 @@ package io.txoutbox.spring;
 
 import io.txoutbox.OutboxValidationException;
 import java.time.Duration;
-import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -92,31 +91,11 @@ public record TxOutboxProperties(
     }
 
     /**
-     * The Micrometer meters ({@code txoutbox.metrics.*}), registered when a MeterRegistry bean exists.
+     * The Micrometer meters' switch ({@code txoutbox.metrics.enabled}); their settings ({@code
+     * txoutbox.metrics.max-types} and the others) are the library's ({@code MetricsSettings}), bound through
+     * their descriptors.
      *
-     * @param enabled register the meters
-     * @param statsRefresh how long the gauges reuse one stats query
-     * @param percentiles client-side percentiles of the publish-duration and delivery-latency timers
-     * @param histogram publish histogram buckets of the two timers
-     * @param typeTag tag the event counters with the event type
-     * @param maxTypes event types with series of their own (the first ones seen); later types count under
-     *     {@code type="<other>"}, so thousands of types cannot grow the registry without bound
+     * @param enabled register the meters (when a MeterRegistry bean exists)
      */
-    public record Metrics(
-            @DefaultValue("true") boolean enabled,
-            @DefaultValue("10s") Duration statsRefresh,
-            @DefaultValue({"0.5", "0.99"}) List<Double> percentiles,
-            @DefaultValue("false") boolean histogram,
-            @DefaultValue("true") boolean typeTag,
-            @DefaultValue("50") int maxTypes) {
-
-        /** Copies the percentiles. */
-        public Metrics {
-            percentiles = List.copyOf(percentiles);
-        }
-
-        double[] percentileArray() {
-            return percentiles.stream().mapToDouble(Double::doubleValue).toArray();
-        }
-    }
+    public record Metrics(@DefaultValue("true") boolean enabled) {}
 }

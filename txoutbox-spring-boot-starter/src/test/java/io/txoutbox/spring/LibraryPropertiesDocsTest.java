@@ -2,6 +2,7 @@ package io.txoutbox.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txoutbox.micrometer.MetricsSettings;
 import io.txoutbox.relay.Backoff;
 import io.txoutbox.relay.RelaySettings;
 import io.txoutbox.settings.Setting;
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -45,6 +47,9 @@ class LibraryPropertiesDocsTest {
         for (Setting<?> s : RelaySettings.SETTINGS) {
             assertThat(json).contains("\"name\": \"" + LibraryProperties.RELAY_PREFIX + "." + s.key() + "\"");
         }
+        for (Setting<?> s : MetricsSettings.SETTINGS) {
+            assertThat(json).contains("\"name\": \"" + LibraryProperties.METRICS_PREFIX + "." + s.key() + "\"");
+        }
         for (Setting<?> s : LibraryProperties.OUTBOX) {
             assertThat(json).contains("\"name\": \"" + LibraryProperties.PREFIX + "." + s.key() + "\"");
         }
@@ -67,6 +72,10 @@ class LibraryPropertiesDocsTest {
                 want,
                 "backoff",
                 SettingsTable.markdown(Backoff.SETTINGS, Spelling.keys(LibraryProperties.BACKOFF_PREFIX)));
+        want = SettingsTable.replace(
+                want,
+                "metrics",
+                SettingsTable.markdown(MetricsSettings.SETTINGS, Spelling.keys(LibraryProperties.METRICS_PREFIX)));
         if (Boolean.getBoolean("txoutbox.regenerate")) {
             Files.writeString(readme, want, StandardCharsets.UTF_8);
         }
@@ -80,19 +89,23 @@ class LibraryPropertiesDocsTest {
         LibraryProperties.OUTBOX.forEach(s -> entries.add(entry(LibraryProperties.PREFIX, s)));
         RelaySettings.SETTINGS.forEach(s -> entries.add(entry(LibraryProperties.RELAY_PREFIX, s)));
         Backoff.SETTINGS.forEach(s -> entries.add(entry(LibraryProperties.BACKOFF_PREFIX, s)));
+        MetricsSettings.SETTINGS.forEach(s -> entries.add(entry(LibraryProperties.METRICS_PREFIX, s)));
         return "{\n  \"properties\": [\n" + String.join(",\n", entries) + "\n  ]\n}\n";
     }
 
     private static String entry(String prefix, Setting<?> s) {
         StringBuilder e = new StringBuilder("    {\n");
         e.append("      \"name\": ").append(quote(prefix + "." + s.key())).append(",\n");
-        e.append("      \"type\": ").append(quote(s.type().getName())).append(",\n");
+        e.append("      \"type\": ").append(quote(s.type().getCanonicalName())).append(",\n");
         String limits = s.limits().isEmpty() ? "" : " Limits: " + s.limits() + ".";
         e.append("      \"description\": ").append(quote(s.doc() + limits));
         Object d = s.defaultValue();
         if (d != null) {
             e.append(",\n      \"defaultValue\": ")
-                    .append(d instanceof Number || d instanceof Boolean ? d.toString() : quote(s.defaultText()));
+                    .append(
+                            d instanceof Number || d instanceof Boolean
+                                    ? d.toString()
+                                    : d instanceof double[] a ? Arrays.toString(a) : quote(s.defaultText()));
         }
         return e.append("\n    }").toString();
     }
