@@ -8,7 +8,11 @@ import io.nats.client.Options;
 import io.nats.client.PublishOptions;
 import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
@@ -25,6 +29,7 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -68,6 +73,7 @@ public final class NatsPublisher implements Publisher {
     private final JetStreamOptions jetStreamOptions;
     private final Router router;
     private final Duration publishTimeout;
+    private final String publishTimeoutSetting;
     private final String description;
     private final PublisherThreads threads;
     private final ReentrantLock lock = new ReentrantLock();
@@ -76,12 +82,14 @@ public final class NatsPublisher implements Publisher {
     private volatile boolean reachable = true;
     private final Function<ClaimedEvent, Map<String, String>> messageHeaders;
 
-    private NatsPublisher(Builder b, Router router, Options options) {
+    private NatsPublisher(Builder b, Router router, Options options, NatsSettings settings) {
         this.options = options;
         this.given = b.connection;
         this.jetStreamOptions = b.jetStreamOptions;
-        this.router = b.subjectPrefix.isEmpty() ? router : router.withPrefix(b.subjectPrefix);
-        this.publishTimeout = b.publishTimeout;
+        String subjectPrefix = settings.subjectPrefix();
+        this.router = subjectPrefix.isEmpty() ? router : router.withPrefix(subjectPrefix);
+        this.publishTimeout = settings.publishTimeout();
+        this.publishTimeoutSetting = settings.spelling().of(NatsSettings.PUBLISH_TIMEOUT);
         if (b.cloudEvents == null) {
             this.messageHeaders = MessageHeaders::of;
         } else {
@@ -91,7 +99,7 @@ public final class NatsPublisher implements Publisher {
         this.description =
                 "NatsPublisher[" + servers.stream().map(NatsPublisher::masked).collect(Collectors.joining(","))
                         + (given != null ? " (given connection)" : "")
-                        + (b.subjectPrefix.isEmpty() ? "" : ", subjectPrefix=" + b.subjectPrefix)
+                        + (subjectPrefix.isEmpty() ? "" : ", subjectPrefix=" + subjectPrefix)
                         + ", publishTimeout=" + publishTimeout.toMillis() + " ms]";
         this.threads = new PublisherThreads("nats", description);
         if (given == null) {
@@ -188,7 +196,7 @@ public final class NatsPublisher implements Publisher {
                         i,
                         PublishOutcome.retry("no PubAck from JetStream within " + publishTimeout.toMillis()
                                 + " ms for subject " + prepared.destination(i)
-                                + " (NatsPublisher.Builder.publishTimeout)"));
+                                + " (" + publishTimeoutSetting + ")"));
             } catch (ExecutionException e) {
                 prepared.set(i, Failures.of(e.getCause(), prepared.destination(i)));
             } catch (InterruptedException e) {
@@ -321,15 +329,17 @@ public final class NatsPublisher implements Publisher {
     /**
      * Configures a {@link NatsPublisher}. Give exactly one of {@link #server(String)}, {@link
      * #options(Options)} and {@link #connection(Connection)}. Everything is checked at {@link #build()}.
+     * The prefix, the publish timeout and the connection name are {@link NatsSettings}, set by their typed
+     * setters, {@link #set(Setting, Object)} or {@link #settings(NatsSettings)}.
      */
     public static final class Builder extends AbstractPublisherBuilder<Builder> {
         private String server;
         private Options options;
         private Connection connection;
         private JetStreamOptions jetStreamOptions = JetStreamOptions.DEFAULT_JS_OPTIONS;
-        private String subjectPrefix = "";
-        private Duration publishTimeout = Duration.ofSeconds(5);
-        private String connectionName = "txoutbox";
+        private final SettingValues values = new SettingValues();
+        private Spelling spelling = NatsSettings.JAVA;
+        private final Map<Setting<?>, String> setInJava = new HashMap<>();
         private CloudEventsMapping cloudEvents;
 
         private Builder() {}
@@ -374,31 +384,61 @@ public final class NatsPublisher implements Publisher {
 
         /**
          * @param subjectPrefix put before the router's subject, for example {@code events.} (default
-         *     none); an event's own destination is used as it is
+         *     none; {@code null} too); an event's own destination is used as it is
          * @return this builder
          */
         public Builder subjectPrefix(String subjectPrefix) {
-            this.subjectPrefix = subjectPrefix;
-            return this;
+            return set(NatsSettings.SUBJECT_PREFIX, subjectPrefix);
         }
 
         /**
-         * @param publishTimeout how long a batch waits for its PubAcks (default 5 s); then every
-         *     unacknowledged event is a retry. Keep it below the relay's publish timeout.
+         * @param publishTimeout how long a batch waits for its PubAcks (default 5 s; {@code null} too); then
+         *     every unacknowledged event is a retry. Keep it below the relay's publish timeout.
          * @return this builder
          */
         public Builder publishTimeout(Duration publishTimeout) {
-            this.publishTimeout = publishTimeout;
-            return this;
+            return set(NatsSettings.PUBLISH_TIMEOUT, publishTimeout);
         }
 
         /**
          * @param connectionName the client name the server shows, with {@link #server(String)} (default
-         *     {@code txoutbox})
+         *     {@code txoutbox}; {@code null} too)
          * @return this builder
          */
         public Builder connectionName(String connectionName) {
-            this.connectionName = connectionName;
+            return set(NatsSettings.CONNECTION_NAME, connectionName);
+        }
+
+        /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling, which {@link #build()} keeps), before customizations
+         * in Java, which are named in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(NatsSettings settings) {
+            values.setAll(settings.given());
+            spelling = settings.spelling();
+            setInJava.clear();
+            return this;
+        }
+
+        /**
+         * Sets one setting through its descriptor; the typed setters do the same.
+         *
+         * @param setting one of {@link NatsSettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
+         * @return this builder
+         * @throws IllegalArgumentException when {@code setting} is not one of {@link NatsSettings#SETTINGS}
+         */
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!NatsSettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of a NATS publisher");
+            }
+            values.set(setting, value);
+            setInJava.put(setting, NatsSettings.JAVA.of(setting));
             return this;
         }
 
@@ -420,8 +460,11 @@ public final class NatsPublisher implements Publisher {
 
         /**
          * @return the publisher; it starts connecting now, on a thread of its own
-         * @throws IllegalArgumentException naming the setting and the value that is missing, out of
-         *     range or contradicts another
+         * @throws OutboxValidationException naming, as it was given, a setting of {@link
+         *     NatsSettings#SETTINGS} that is out of bounds: {@code NatsPublisher.Builder.publishTimeout is 0s;
+         *     it must be positive}
+         * @throws IllegalArgumentException when not exactly one of server, options and connection is given,
+         *     the server is not a NATS URL, or the router or the JetStream options are {@code null}
          */
         public NatsPublisher build() {
             int sources = (server != null ? 1 : 0) + (options != null ? 1 : 0) + (connection != null ? 1 : 0);
@@ -430,21 +473,15 @@ public final class NatsPublisher implements Publisher {
                     "NatsPublisher.Builder: give exactly one of server, options and connection, not " + sources);
             Settings.require(router() != null, "NatsPublisher.Builder.router is null");
             Settings.require(jetStreamOptions != null, "NatsPublisher.Builder.jetStreamOptions is null");
-            Settings.require(subjectPrefix != null, "NatsPublisher.Builder.subjectPrefix is null; use \"\" for none");
-            Settings.require(
-                    subjectPrefix.isEmpty() || Subjects.problem(subjectPrefix + "x") == null,
-                    "NatsPublisher.Builder.subjectPrefix '" + subjectPrefix + "' does not make a valid subject: "
-                            + Subjects.problem(subjectPrefix + "x"));
-            Settings.requireTimeout(publishTimeout, "NatsPublisher.Builder.publishTimeout");
-            Settings.requireNotBlank(connectionName, "NatsPublisher.Builder.connectionName");
+            NatsSettings settings = NatsSettings.of(values, spelling.except(setInJava));
             Options resolved = options;
             if (server != null) {
                 try {
                     resolved = Options.builder()
                             .server(server)
-                            .connectionName(connectionName)
+                            .connectionName(settings.connectionName())
                             .maxReconnects(-1) // an outbox relay outlives any outage: reconnect forever
-                            .connectionTimeout(publishTimeout)
+                            .connectionTimeout(settings.publishTimeout())
                             .build();
                 } catch (IllegalArgumentException e) {
                     // Not the client's message: it may quote the URL with its password.
@@ -452,7 +489,7 @@ public final class NatsPublisher implements Publisher {
                             "NatsPublisher.Builder.server is not a NATS URL like nats://host:4222", e);
                 }
             }
-            return new NatsPublisher(this, router(), resolved);
+            return new NatsPublisher(this, router(), resolved, settings);
         }
     }
 }

@@ -229,7 +229,7 @@ class NatsPublisherTest extends PublisherContract {
                         .server("nats://localhost:4222")
                         .subjectPrefix("events.*.")
                         .build())
-                .hasMessageContaining("subjectPrefix 'events.*.'");
+                .hasMessageContaining("NatsPublisher.Builder.subjectPrefix is 'events.*.'; it must start a subject");
         try (NatsPublisher publisher = NatsPublisher.builder()
                 .server("nats://app:s3cret@localhost:4222")
                 .build()) {

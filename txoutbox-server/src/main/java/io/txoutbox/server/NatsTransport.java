@@ -4,14 +4,16 @@ import io.nats.client.Connection;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import io.nats.client.api.AccountStatistics;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
 import io.txoutbox.nats.NatsPublisher;
+import io.txoutbox.nats.NatsSettings;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code transport: {nats: ...}}: JetStream publishes acknowledged by a stream, through {@code
@@ -23,11 +25,15 @@ import java.util.Map;
  *   username: relay                                       # or token:, or credentials-file: (NKey/JWT)
  *   password: ${NATS_PASSWORD}
  *   subject-prefix: events.                              # order events go to events.order
+ *   publish-timeout: 5s                                  # also the connect timeout
+ *   connection-name: txoutbox
  * </pre>
+ *
+ * <p>{@code subject-prefix}, {@code publish-timeout} and {@code connection-name} are the library's
+ * settings ({@link NatsSettings}), read through their descriptors and refused under their keys here; the
+ * servers, the login and the routing are the server's to read.
  */
 final class NatsTransport {
-    private static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(5);
-
     private NatsTransport() {}
 
     static Transports.Spec parse(ConfigNode s) {
@@ -52,32 +58,38 @@ final class NatsTransport {
         if (credentials != null && !Files.isReadable(Path.of(credentials))) {
             throw new ConfigException(s.key("credentials-file"), "file " + credentials + " cannot be read");
         }
-        String prefix = s.string("subject-prefix", null);
+        NatsSettings checked;
+        try {
+            checked = NatsSettings.of(SettingReader.values(s, NatsSettings.SETTINGS), Spelling.keys(s.path()));
+        } catch (OutboxValidationException ex) {
+            throw ConfigException.refused(ex);
+        }
         Transports.Routing routing = Transports.Routing.parse(s, "subject");
-        Duration publishTimeout = s.duration("publish-timeout", null);
-        String connectionName = s.string("connection-name", "txoutbox");
-        String key = s.path();
         String target = String.join(",", servers.stream().map(Redaction::redact).toList());
-        Transports.Keys keys = Transports.Keys.of(s, Map.of("server", "servers", "options", "servers"));
-        return new Transports.Spec("nats", key) {
+        return new NatsSpec(s.path(), checked) {
             @Override
             String describe() {
+                String prefix = checked.subjectPrefix();
                 return "nats " + target + (username == null ? "" : " as " + username) + ", "
-                        + (prefix == null ? "" : "prefix '" + prefix + "' + ") + routing.description();
+                        + (prefix.isEmpty() ? "" : "prefix '" + prefix + "' + ") + routing.description();
             }
 
             @Override
             Publisher open() {
-                Duration timeout = publishTimeout != null ? publishTimeout : DEFAULT_PUBLISH_TIMEOUT;
                 // An outbox relay outlives any outage: reconnect forever, as the publisher does with server(...).
-                Options options = options(timeout, -1);
-                NatsPublisher.Builder b = NatsPublisher.builder()
-                        .options(options)
-                        .router(routing.router())
-                        .connectionName(connectionName);
-                ConfigNode.ifGiven(prefix, b::subjectPrefix);
-                ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
-                return keys.build(b::build);
+                Options options = options(checked.publishTimeout(), -1);
+                try {
+                    return NatsPublisher.builder()
+                            .settings(checked)
+                            .options(options)
+                            .router(routing.router())
+                            .build();
+                } catch (OutboxValidationException ex) {
+                    // A setting is refused under its key already: the builder was given them as read here.
+                    throw ConfigException.refused(ex);
+                } catch (IllegalArgumentException ex) {
+                    throw new ConfigException(key(), ex.getMessage(), ex);
+                }
             }
 
             /** Connects once (no reconnect) and reads the JetStream account: no JetStream, no relay. */
@@ -99,9 +111,11 @@ final class NatsTransport {
                     o = Options.builder().servers(servers.toArray(String[]::new));
                 } catch (IllegalArgumentException e) {
                     // Not the client's message: it may quote a URL with its password.
-                    throw new ConfigException(key + ".servers", "is not a list of NATS URLs like nats://host:4222");
+                    throw new ConfigException(key() + ".servers", "is not a list of NATS URLs like nats://host:4222");
                 }
-                o.connectionName(connectionName).maxReconnects(maxReconnects).connectionTimeout(timeout);
+                o.connectionName(checked.connectionName())
+                        .maxReconnects(maxReconnects)
+                        .connectionTimeout(timeout);
                 if (username != null) {
                     o.userInfo(username, password.value());
                 } else if (token != null) {
@@ -112,5 +126,24 @@ final class NatsTransport {
                 return o.build();
             }
         };
+    }
+
+    /** A NATS transport's settings, the library's among them as checked when the YAML was read. */
+    abstract static class NatsSpec extends Transports.Spec {
+        private final NatsSettings settings;
+
+        /**
+         * @param key the key of its settings, e.g. {@code sources[0].routes[1].transport.nats}
+         * @param settings the library's settings, checked
+         */
+        NatsSpec(String key, NatsSettings settings) {
+            super("nats", key);
+            this.settings = settings;
+        }
+
+        /** @return the library's settings, as read and checked */
+        NatsSettings settings() {
+            return settings;
+        }
     }
 }

@@ -46,7 +46,7 @@ class TransportConfigErrorTest {
             nats missing servers    | nats: {subject-prefix: events.}                               | transport.nats.servers: is required
             nats unknown key        | nats: {servers: 'nats://h:4222', subject_prefix: events.}     | transport.nats.subject_prefix: unknown key
             nats wrong type         | nats: {servers: 'nats://h:4222', publish-timeout: [1, 2]}     | transport.nats.publish-timeout: expected a single value, got a list
-            nats refused prefix     | nats: {servers: 'nats://h:4222', subject-prefix: 'a b.'}      | transport.nats.subject-prefix: NatsPublisher.Builder.subjectPrefix 'a b.' does not make a valid subject
+            nats refused prefix     | nats: {servers: 'nats://h:4222', subject-prefix: 'a b.'}      | transport.nats.subject-prefix: is 'a b.'; it must start a subject NATS can publish to
             redis missing uri       | redis: {stream-prefix: 'outbox:'}                             | transport.redis.uri: RedisStreamsPublisher.Builder.uri is missing
             redis unknown key       | redis: {uri: 'redis://h:6379', maxlen: 10}                    | transport.redis.maxlen: unknown key
             redis wrong type        | redis: {uri: 'redis://h:6379', max-len: lots}                 | transport.redis.max-len: expected an integer, got 'lots'
