@@ -10,6 +10,9 @@ import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
@@ -18,11 +21,11 @@ import io.txoutbox.spi.Router;
 import io.txoutbox.transport.AbstractPublisherBuilder;
 import io.txoutbox.transport.Route;
 import io.txoutbox.transport.Sends;
-import io.txoutbox.transport.Settings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -57,11 +60,12 @@ public final class RedisStreamsPublisher implements Publisher {
     private final long maxLen;
     private final Duration commandTimeout;
 
-    private RedisStreamsPublisher(Builder b, Router router, RedisConnector connector) {
+    private RedisStreamsPublisher(RedisSettings settings, Router router, RedisConnector connector) {
         this.connector = connector;
-        this.router = b.keyPrefix.isEmpty() ? router : router.withPrefix(b.keyPrefix);
-        this.maxLen = b.maxLen;
-        this.commandTimeout = b.commandTimeout;
+        String keyPrefix = settings.keyPrefix();
+        this.router = keyPrefix.isEmpty() ? router : router.withPrefix(keyPrefix);
+        this.maxLen = settings.maxLen();
+        this.commandTimeout = settings.commandTimeout();
         connector.connectEarly();
     }
 
@@ -199,19 +203,18 @@ public final class RedisStreamsPublisher implements Publisher {
 
     /**
      * Builds a {@link RedisStreamsPublisher}. Every setting is checked at {@link #build()}, which throws
-     * {@link OutboxValidationException} naming the setting and the value. Not thread-safe.
+     * {@link OutboxValidationException} naming the setting and the value: the scalar settings ({@link
+     * RedisSettings}) as they were given, {@code RedisStreamsPublisher.Builder.maxLen} from Java or the
+     * spelling of the {@link #settings(RedisSettings)} a front end read. Not thread-safe.
      */
     public static final class Builder extends AbstractPublisherBuilder<Builder> {
-        /** The largest accepted {@code maxLen}: beyond it, trimming is pointless. */
-        private static final long MAX_MAXLEN = 1L << 40;
-
         private String uri;
         private RedisURI redisUri;
         private RedisClient client;
         private StatefulRedisConnection<?, ?> connection;
-        private String keyPrefix = "";
-        private long maxLen;
-        private Duration commandTimeout = Duration.ofSeconds(5);
+        private final SettingValues values = new SettingValues();
+        private Spelling spelling = RedisSettings.JAVA;
+        private final Map<Setting<?>, String> setInJava = new HashMap<>();
 
         private Builder() {}
 
@@ -263,12 +266,11 @@ public final class RedisStreamsPublisher implements Publisher {
 
         /**
          * @param keyPrefix put before every key the router gives, for example {@code outbox:} (default
-         *     none); an event's own destination is used as it is
+         *     none; {@code null} or {@code ""} for none); an event's own destination is used as it is
          * @return this builder
          */
         public Builder keyPrefix(String keyPrefix) {
-            this.keyPrefix = keyPrefix;
-            return this;
+            return set(RedisSettings.KEY_PREFIX, keyPrefix);
         }
 
         /**
@@ -276,12 +278,11 @@ public final class RedisStreamsPublisher implements Publisher {
          * {@code maxLen} entries and removes old ones in whole internal nodes, so a stream may hold a
          * little more. Entries no consumer read yet are trimmed all the same.
          *
-         * @param maxLen the approximate bound, at least 1 (default: no trimming)
+         * @param maxLen the approximate bound, at least 1; 0 (the default) trims nothing
          * @return this builder
          */
         public Builder maxLen(long maxLen) {
-            this.maxLen = maxLen;
-            return this;
+            return set(RedisSettings.MAX_LEN, maxLen);
         }
 
         /**
@@ -290,7 +291,39 @@ public final class RedisStreamsPublisher implements Publisher {
          * @return this builder
          */
         public Builder commandTimeout(Duration commandTimeout) {
-            this.commandTimeout = commandTimeout;
+            return set(RedisSettings.COMMAND_TIMEOUT, commandTimeout);
+        }
+
+        /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling, which {@link #build()} keeps), before customizations
+         * in Java, which are named in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(RedisSettings settings) {
+            values.setAll(settings.given());
+            spelling = settings.spelling();
+            setInJava.clear();
+            return this;
+        }
+
+        /**
+         * Sets one setting through its descriptor; the typed setters do the same.
+         *
+         * @param setting one of {@link RedisSettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
+         * @return this builder
+         * @throws IllegalArgumentException when {@code setting} is not a setting of a Redis Streams publisher
+         */
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!RedisSettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of a Redis Streams publisher");
+            }
+            values.set(setting, value);
+            setInJava.put(setting, RedisSettings.JAVA.of(setting));
             return this;
         }
 
@@ -306,17 +339,7 @@ public final class RedisStreamsPublisher implements Publisher {
             if (router() == null) {
                 throw invalid("router", null, "RedisStreamsPublisher.Builder.router is missing");
             }
-            if (keyPrefix == null) {
-                throw invalid("keyPrefix", null, "RedisStreamsPublisher.Builder.keyPrefix is null; use \"\" for none");
-            }
-            if (maxLen < 0 || maxLen > MAX_MAXLEN) {
-                throw invalid(
-                        "maxLen",
-                        "1.." + MAX_MAXLEN,
-                        "RedisStreamsPublisher.Builder.maxLen is " + maxLen + "; it must be between 1 and " + MAX_MAXLEN
-                                + " (leave it unset for no trimming)");
-            }
-            Settings.checkPositive(commandTimeout, "RedisStreamsPublisher.Builder.commandTimeout");
+            RedisSettings settings = RedisSettings.of(values, spelling.except(setInJava));
             boolean hasUri = uri != null || redisUri != null;
             if (connection != null) {
                 if (hasUri || client != null) {
@@ -326,7 +349,7 @@ public final class RedisStreamsPublisher implements Publisher {
                             "RedisStreamsPublisher.Builder.connection excludes uri and client: give one way to"
                                     + " reach Redis");
                 }
-                return new RedisStreamsPublisher(this, router(), RedisConnector.borrowed(connection));
+                return new RedisStreamsPublisher(settings, router(), RedisConnector.borrowed(connection));
             }
             if (!hasUri) {
                 throw invalid(
@@ -334,11 +357,11 @@ public final class RedisStreamsPublisher implements Publisher {
             }
             RedisURI target = redisUri != null ? redisUri : parse(uri);
             return new RedisStreamsPublisher(
-                    this,
+                    settings,
                     router(),
                     client != null
                             ? RedisConnector.onClient(client, target)
-                            : RedisConnector.owned(target, commandTimeout));
+                            : RedisConnector.owned(target, settings.commandTimeout()));
         }
 
         private static RedisURI parse(String uri) {

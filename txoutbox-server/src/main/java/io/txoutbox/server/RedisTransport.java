@@ -5,11 +5,13 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
+import io.txoutbox.redis.RedisSettings;
 import io.txoutbox.redis.RedisStreamsPublisher;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,7 +23,12 @@ import java.util.concurrent.TimeUnit;
  *   password: ${REDIS_PASSWORD}            # optional (and username: for an ACL user)
  *   stream-prefix: outbox:                 # order events go to the stream outbox:order
  *   max-len: 100000                        # XADD MAXLEN ~ 100000
+ *   command-timeout: 5s                    # how long a batch waits for its replies
  * </pre>
+ *
+ * <p>{@code stream-prefix}, {@code max-len} and {@code command-timeout} are the library's settings ({@link
+ * RedisSettings}), read through their descriptors and refused under their keys; where Redis is, the login
+ * and the routing are the server's to read.
  */
 final class RedisTransport {
 
@@ -34,35 +41,52 @@ final class RedisTransport {
         if (username != null && password == null) {
             throw new ConfigException(s.key("password"), "is required with username");
         }
-        String prefix = s.string("stream-prefix", null);
-        Long maxLen = s.optionalLong("max-len");
-        Duration commandTimeout = s.duration("command-timeout", null);
+        RedisSettings checked;
+        try {
+            checked = RedisSettings.of(SettingReader.values(s, RedisSettings.SETTINGS), Spelling.keys(s.path()));
+        } catch (OutboxValidationException ex) {
+            throw ConfigException.refused(ex);
+        }
         Transports.Routing routing = Transports.Routing.parse(s, "stream");
         String key = s.path();
         String target = uri == null ? "(no uri)" : Redaction.redact(uri);
-        Transports.Keys keys = Transports.Keys.of(s, Map.of("keyPrefix", "stream-prefix"));
         return new Transports.Spec("redis", key) {
             @Override
             String describe() {
-                return "redis " + target + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
-                        + routing.description() + (maxLen == null ? "" : ", MAXLEN ~" + maxLen);
+                String prefix = checked.keyPrefix();
+                return "redis " + target + ", " + (prefix.isEmpty() ? "" : "prefix '" + prefix + "' + ")
+                        + routing.description() + (checked.maxLen() == 0 ? "" : ", MAXLEN ~" + checked.maxLen());
             }
 
             @Override
             Publisher open() {
                 RedisStreamsPublisher.Builder b =
-                        RedisStreamsPublisher.builder().router(routing.router());
-                ConfigNode.ifGiven(prefix, b::keyPrefix);
-                ConfigNode.ifGiven(maxLen, b::maxLen);
-                ConfigNode.ifGiven(commandTimeout, b::commandTimeout);
-                return keys.build(() -> {
-                    if (password != null) {
-                        b.uri(redisUri());
-                    } else {
-                        ConfigNode.ifGiven(uri, b::uri);
-                    }
+                        RedisStreamsPublisher.builder().settings(checked).router(routing.router());
+                if (password != null) {
+                    b.uri(redisUri());
+                } else {
+                    ConfigNode.ifGiven(uri, b::uri);
+                }
+                try {
                     return b.build();
-                });
+                } catch (OutboxValidationException ex) {
+                    throw refused(ex);
+                } catch (RuntimeException ex) {
+                    // The client failing to start, say: the section's, as before.
+                    throw new ConfigException(
+                            key, ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage(), ex);
+                }
+            }
+
+            /**
+             * A refusal of a setting names its key already; the builder's other refusals are of where Redis
+             * is (missing, or not a Redis URI), the uri's key's.
+             */
+            private ConfigException refused(OutboxValidationException ex) {
+                if (ex.field() != null && ex.field().startsWith(key + ".")) {
+                    return ConfigException.refused(ex);
+                }
+                return new ConfigException(key + ".uri", ex.getMessage(), ex);
             }
 
             /** Connects once and sends {@code PING}. */

@@ -50,7 +50,7 @@ class TransportConfigErrorTest {
             redis missing uri       | redis: {stream-prefix: 'outbox:'}                             | transport.redis.uri: RedisStreamsPublisher.Builder.uri is missing
             redis unknown key       | redis: {uri: 'redis://h:6379', maxlen: 10}                    | transport.redis.maxlen: unknown key
             redis wrong type        | redis: {uri: 'redis://h:6379', max-len: lots}                 | transport.redis.max-len: expected an integer, got 'lots'
-            redis refused max-len   | redis: {uri: 'redis://h:6379', max-len: -5}                   | transport.redis.max-len: RedisStreamsPublisher.Builder.maxLen is -5
+            redis refused max-len   | redis: {uri: 'redis://h:6379', max-len: -5}                   | transport.redis.max-len: is -5; it must be between 0 and 1099511627776
             redis overflow          | redis: {uri: 'redis://h:6379', max-len: 99999999999999999999} | transport.redis.max-len: '99999999999999999999' is too large
             mqtt missing uri        | mqtt: {qos: 1}                                                | transport.mqtt.server-uri: MqttPublisher.Builder.serverUri is missing
             mqtt unknown key        | mqtt: {server-uri: 'tcp://h:1883', QoS: 1}                    | transport.mqtt.QoS: unknown key
