@@ -4,6 +4,9 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
@@ -14,10 +17,11 @@ import io.txoutbox.transport.PreparedBatch;
 import io.txoutbox.transport.PublisherThreads;
 import io.txoutbox.transport.Settings;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -67,12 +71,12 @@ public final class RabbitPublisher implements Publisher {
     private volatile boolean reachable = true;
     private final Function<ClaimedEvent, AMQP.BasicProperties> properties;
 
-    private RabbitPublisher(Builder b, Router router, ConnectionFactory factory) {
+    private RabbitPublisher(Builder b, RabbitSettings settings, Router router, ConnectionFactory factory) {
         this.factory = factory;
-        this.exchange = b.exchange;
+        this.exchange = settings.exchange();
         this.router = router;
-        this.confirmTimeout = b.confirmTimeout;
-        this.connectionName = b.connectionName;
+        this.confirmTimeout = settings.confirmTimeout();
+        this.connectionName = settings.connectionName();
         if (b.cloudEvents == null) {
             this.properties = Messages::properties;
         } else {
@@ -255,10 +259,13 @@ public final class RabbitPublisher implements Publisher {
         private String virtualHost;
         private String username;
         private String password;
-        private String exchange = "";
-        private Duration confirmTimeout = Duration.ofSeconds(5);
-        private String connectionName = "txoutbox";
         private CloudEventsMapping cloudEvents;
+        /** The settings given, checked at {@link #build()}: {@link RabbitSettings#SETTINGS}. */
+        private final SettingValues values = new SettingValues();
+        /** How a refusal names a setting: in Java, or as {@link #settings(RabbitSettings)} was given them. */
+        private Spelling spelling = RabbitSettings.JAVA;
+        /** Settings customized in Java after {@link #settings(RabbitSettings)}, named in Java. */
+        private final Map<Setting<?>, String> setInJava = new HashMap<>();
 
         private Builder() {}
 
@@ -320,30 +327,63 @@ public final class RabbitPublisher implements Publisher {
          * AMQP default exchange {@code ""}, which routes a message to the queue named by its routing
          * key. Name a topic or direct exchange to let consumers bind their own queues.
          *
-         * @param exchange the exchange's name, which must exist (it is not declared)
+         * @param exchange the exchange's name, which must exist (it is not declared), at most 255 bytes in
+         *     UTF-8; {@code null} for the default: {@link RabbitSettings#EXCHANGE}
          * @return this builder
          */
         public Builder exchange(String exchange) {
-            this.exchange = exchange;
-            return this;
+            return set(RabbitSettings.EXCHANGE, exchange);
         }
 
         /**
-         * @param confirmTimeout how long a batch waits for its confirms (default 5 s); then every
-         *     unconfirmed event is a retry. Keep it below the relay's publish timeout.
+         * @param confirmTimeout how long a batch waits for its confirms (default 5 s, at most 10 minutes);
+         *     then every unconfirmed event is a retry. Keep it below the relay's publish timeout. {@code
+         *     null} for the default: {@link RabbitSettings#CONFIRM_TIMEOUT}
          * @return this builder
          */
         public Builder confirmTimeout(Duration confirmTimeout) {
-            this.confirmTimeout = confirmTimeout;
+            return set(RabbitSettings.CONFIRM_TIMEOUT, confirmTimeout);
+        }
+
+        /**
+         * @param connectionName shown in RabbitMQ's management UI (default {@code txoutbox}), not blank;
+         *     {@code null} for the default: {@link RabbitSettings#CONNECTION_NAME}
+         * @return this builder
+         */
+        public Builder connectionName(String connectionName) {
+            return set(RabbitSettings.CONNECTION_NAME, connectionName);
+        }
+
+        /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling, which {@link #build()} keeps), before customizations
+         * in Java, which are named in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(RabbitSettings settings) {
+            values.setAll(settings.given());
+            spelling = settings.spelling();
+            setInJava.clear();
             return this;
         }
 
         /**
-         * @param connectionName shown in RabbitMQ's management UI (default {@code txoutbox})
+         * Sets one setting through its descriptor; the typed setters do the same.
+         *
+         * @param setting one of {@link RabbitSettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
          * @return this builder
+         * @throws IllegalArgumentException when {@code setting} is not a setting of a RabbitMQ publisher
          */
-        public Builder connectionName(String connectionName) {
-            this.connectionName = connectionName;
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!RabbitSettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of a RabbitMQ publisher");
+            }
+            values.set(setting, value);
+            setInJava.put(setting, RabbitSettings.JAVA.of(setting));
             return this;
         }
 
@@ -366,20 +406,15 @@ public final class RabbitPublisher implements Publisher {
 
         /**
          * @return the publisher; it starts connecting now, on a thread of its own
-         * @throws IllegalArgumentException naming the setting and the value that is missing, out of
-         *     range or contradicts another
+         * @throws io.txoutbox.OutboxValidationException naming a setting of {@link RabbitSettings} that is
+         *     out of its limits, as it was given (in Java, {@code RabbitPublisher.Builder.confirmTimeout})
+         * @throws IllegalArgumentException naming the connection setting or the router that is missing, out
+         *     of range or contradicts another
          */
         public RabbitPublisher build() {
-            Settings.require(
-                    exchange != null, "RabbitPublisher.Builder.exchange is null; use \"\" for the default exchange");
-            int exchangeBytes = exchange.getBytes(StandardCharsets.UTF_8).length;
-            Settings.require(
-                    exchangeBytes <= Messages.MAX_SHORT_STRING_BYTES,
-                    "RabbitPublisher.Builder.exchange is " + exchangeBytes + " bytes; AMQP allows at most "
-                            + Messages.MAX_SHORT_STRING_BYTES);
+            RabbitSettings settings = RabbitSettings.of(values, spelling.except(setInJava));
             Settings.require(router() != null, "RabbitPublisher.Builder.router is null");
-            Settings.requireTimeout(confirmTimeout, "RabbitPublisher.Builder.confirmTimeout");
-            Settings.requireNotBlank(connectionName, "RabbitPublisher.Builder.connectionName");
+            Duration confirmTimeout = settings.confirmTimeout();
             ConnectionFactory factory;
             if (connectionFactory != null) {
                 Settings.require(
@@ -407,7 +442,7 @@ public final class RabbitPublisher implements Publisher {
             factory.setChannelRpcTimeout((int) confirmTimeout.toMillis());
             factory.setAutomaticRecoveryEnabled(false);
             factory.setTopologyRecoveryEnabled(false);
-            return new RabbitPublisher(this, router(), factory);
+            return new RabbitPublisher(this, settings, router(), factory);
         }
 
         private static String orDefault(String value, String fallback) {
@@ -418,7 +453,9 @@ public final class RabbitPublisher implements Publisher {
         public String toString() {
             return "RabbitPublisher.Builder[host=" + host + ", port=" + port + ", virtualHost=" + virtualHost
                     + ", username=" + username + ", password=" + (password == null ? null : "****") + ", exchange="
-                    + exchange + "]";
+                    + Objects.requireNonNullElse(
+                            values.given(RabbitSettings.EXCHANGE), RabbitSettings.EXCHANGE.defaultValue())
+                    + "]";
         }
     }
 }

@@ -8,6 +8,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
@@ -263,7 +264,8 @@ class RabbitPublisherTest extends PublisherContract {
                 .hasMessageContaining("either connectionFactory or host");
         assertThatThrownBy(() ->
                         RabbitPublisher.builder().confirmTimeout(Duration.ZERO).build())
-                .hasMessage("RabbitPublisher.Builder.confirmTimeout must be positive, not PT0S");
+                .isInstanceOf(OutboxValidationException.class)
+                .hasMessage("RabbitPublisher.Builder.confirmTimeout is 0s; it must be positive");
         assertThatThrownBy(() -> RabbitPublisher.builder().port(70_000).build())
                 .hasMessage("RabbitPublisher.Builder.port must be 1-65535, not 70000");
         try (RabbitPublisher publisher = RabbitPublisher.builder()

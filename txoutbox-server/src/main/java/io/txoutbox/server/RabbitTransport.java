@@ -3,7 +3,10 @@ package io.txoutbox.server;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.rabbitmq.RabbitPublisher;
+import io.txoutbox.rabbitmq.RabbitSettings;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -29,7 +32,13 @@ import javax.net.ssl.TrustManagerFactory;
  *   exchange: events               # must exist; default "" (the routing key names a queue)
  *   route-by: aggregate-type       # the routing key; or destination: one-key
  *   tls: true                      # or {trust-store: file.p12, trust-store-password: ..., verify-hostname: true}
+ *   confirm-timeout: 5s
+ *   connection-name: txoutbox
  * </pre>
+ *
+ * <p>{@code exchange}, {@code confirm-timeout} and {@code connection-name} are the library's settings
+ * ({@link RabbitSettings}), read through their descriptors and refused by its rules under their keys; where
+ * to connect (host, port, virtual host, credentials, TLS) and the routing are the server's to read.
  */
 final class RabbitTransport {
 
@@ -52,13 +61,18 @@ final class RabbitTransport {
             throw new ConfigException(
                     s.key("password"), "is required with username (e.g. password: ${RABBIT_PASSWORD})");
         }
-        String exchange = s.string("exchange", "");
+        RabbitSettings checked;
+        try {
+            checked = RabbitSettings.of(SettingReader.values(s, RabbitSettings.SETTINGS), Spelling.keys(s.path()));
+        } catch (OutboxValidationException ex) {
+            throw ConfigException.refused(ex);
+        }
+        String exchange = checked.exchange();
         Transports.Routing routing = Transports.Routing.parse(s, "routing key");
-        Duration confirmTimeout = s.duration("confirm-timeout", null);
-        String connectionName = s.string("connection-name", null);
         Tls tls = tls(s);
         String key = s.path();
         String target = host + ":" + (port != null ? port : tls != null ? 5671 : 5672) + (vhost == null ? "" : vhost);
+        // The builder's own refusals left are of where to connect (port, host, credentials): named by their keys.
         Transports.Keys keys = Transports.Keys.of(s, Map.of("credentials", "username"));
         return new Transports.Spec("rabbitmq", key) {
             @Override
@@ -71,9 +85,7 @@ final class RabbitTransport {
             @Override
             Publisher open() {
                 RabbitPublisher.Builder b =
-                        RabbitPublisher.builder().exchange(exchange).router(routing.router());
-                ConfigNode.ifGiven(confirmTimeout, b::confirmTimeout);
-                ConfigNode.ifGiven(connectionName, b::connectionName);
+                        RabbitPublisher.builder().settings(checked).router(routing.router());
                 return keys.build(() -> {
                     if (tls != null) {
                         b.connectionFactory(factory());
