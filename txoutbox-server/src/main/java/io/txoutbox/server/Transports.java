@@ -1,13 +1,13 @@
 package io.txoutbox.server;
 
 import io.txoutbox.OutboxValidationException;
-import io.txoutbox.admin.SettingNames;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -226,7 +226,7 @@ final class Transports {
                 }
             }
             String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-            String sub = field == null ? null : key(SettingNames.field(field));
+            String sub = field == null ? null : key(field.substring(field.lastIndexOf('.') + 1));
             return new ConfigException(sub == null ? section : section + "." + sub, message, e);
         }
 
@@ -244,7 +244,7 @@ final class Transports {
         }
 
         private String key(String field) {
-            String kebab = SettingNames.kebab(field);
+            String kebab = field.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
             return known.contains(kebab) ? kebab : renamed.get(field);
         }
     }
