@@ -77,7 +77,7 @@ final class ClaimedRows {
     }
 
     /**
-     * Reads every row of a claim's result that also has the labels of {@link PostgresDialect#CLAIM_FLAGS},
+     * Reads every row of a claim's result that also has the labels of {@link PostgresClaimSql#CLAIM_FLAGS},
      * showing each to {@code each} first: a row the claim did not read is dead with its reason, or read
      * alone.
      *

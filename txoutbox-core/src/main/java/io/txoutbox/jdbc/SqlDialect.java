@@ -111,7 +111,7 @@ interface SqlDialect {
 
     /**
      * @return claims a batch within a byte budget in one statement and returns the claimed columns and
-     *     the labels of {@link PostgresDialect#CLAIM_FLAGS}; binds the relay's attempt budget, now, limit,
+     *     the labels of {@link PostgresClaimSql#CLAIM_FLAGS}; binds the relay's attempt budget, now, limit,
      *     byte budget (above which a row is read alone), byte budget, owner, lease millis; only where {@link
      *     #supportsUpdateReturning()}
      */
