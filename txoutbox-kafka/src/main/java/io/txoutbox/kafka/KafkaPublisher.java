@@ -2,6 +2,9 @@ package io.txoutbox.kafka;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
@@ -14,6 +17,7 @@ import io.txoutbox.transport.PublisherThreads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,9 +92,10 @@ public final class KafkaPublisher implements Publisher {
     private volatile String brokenBecause;
     private volatile boolean closed;
 
-    private KafkaPublisher(Builder b, Router router, ProducerSettings.Resolved settings) {
+    private KafkaPublisher(Builder b, KafkaSettings checked, Router router, ProducerSettings.Resolved settings) {
         this.name = "txoutbox-kafka-" + INSTANCES.incrementAndGet();
-        this.router = b.topicPrefix == null ? router : router.withPrefix(b.topicPrefix);
+        String topicPrefix = checked.topicPrefix();
+        this.router = topicPrefix == null ? router : router.withPrefix(topicPrefix);
         this.userProperties = Map.copyOf(b.properties);
         if (b.cloudEvents == null) {
             this.records = KafkaPublisher::record;
@@ -345,12 +350,15 @@ public final class KafkaPublisher implements Publisher {
     /** Builds a {@link KafkaPublisher}; every setting is checked at {@link #build()}. */
     public static final class Builder extends AbstractPublisherBuilder<Builder> {
         private String bootstrapServers;
-        private String topicPrefix;
         private final Map<String, Object> properties = new LinkedHashMap<>();
-        private Duration requestTimeout;
-        private Duration deliveryTimeout;
         private Producer<byte[], byte[]> producer;
         private CloudEventsMapping cloudEvents;
+        /** The settings given, checked at {@link #build()}: {@link KafkaSettings#SETTINGS}. */
+        private final SettingValues values = new SettingValues();
+        /** How a refusal names a setting: in Java, or as {@link #settings(KafkaSettings)} was given them. */
+        private Spelling spelling = KafkaSettings.JAVA;
+        /** Settings customized in Java after {@link #settings(KafkaSettings)}, named in Java. */
+        private final Map<Setting<?>, String> setInJava = new HashMap<>();
 
         private Builder() {}
 
@@ -377,12 +385,12 @@ public final class KafkaPublisher implements Publisher {
 
         /**
          * @param topicPrefix put before every routed topic, for example {@code outbox.}; an event's own
-         *     destination is used as it is (default: none)
+         *     destination is used as it is; not blank. {@code null} for the default, none: {@link
+         *     KafkaSettings#TOPIC_PREFIX}
          * @return this builder
          */
         public Builder topicPrefix(String topicPrefix) {
-            this.topicPrefix = topicPrefix;
-            return this;
+            return set(KafkaSettings.TOPIC_PREFIX, topicPrefix);
         }
 
         /**
@@ -416,22 +424,58 @@ public final class KafkaPublisher implements Publisher {
 
         /**
          * @param requestTimeout how long the producer waits for one answer of the broker
-         *     ({@code request.timeout.ms}; default 5 s)
+         *     ({@code request.timeout.ms}; default 5 s, or the producer properties' {@code request.timeout.ms};
+         *     positive, at most {@link Integer#MAX_VALUE} ms). {@code null} for the default: {@link
+         *     KafkaSettings#REQUEST_TIMEOUT}
          * @return this builder
          */
         public Builder requestTimeout(Duration requestTimeout) {
-            this.requestTimeout = requestTimeout;
-            return this;
+            return set(KafkaSettings.REQUEST_TIMEOUT, requestTimeout);
         }
 
         /**
          * @param deliveryTimeout how long a record may take in all, retries included, before its event is
          *     reported for retry ({@code delivery.timeout.ms}, also the bound of a blocked send; default
-         *     8 s). Keep it below the relay's publish timeout so that every event gets its own outcome.
+         *     8 s, or the producer properties' {@code delivery.timeout.ms}; positive, at most {@link
+         *     Integer#MAX_VALUE} ms, and at least the request timeout plus {@code linger.ms}). Keep it below
+         *     the relay's publish timeout so that every event gets its own outcome. {@code null} for the
+         *     default: {@link KafkaSettings#DELIVERY_TIMEOUT}
          * @return this builder
          */
         public Builder deliveryTimeout(Duration deliveryTimeout) {
-            this.deliveryTimeout = deliveryTimeout;
+            return set(KafkaSettings.DELIVERY_TIMEOUT, deliveryTimeout);
+        }
+
+        /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling, which {@link #build()} keeps), before customizations
+         * in Java, which are named in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(KafkaSettings settings) {
+            values.setAll(settings.given());
+            spelling = settings.spelling();
+            setInJava.clear();
+            return this;
+        }
+
+        /**
+         * Sets one setting through its descriptor; the typed setters do the same.
+         *
+         * @param setting one of {@link KafkaSettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
+         * @return this builder
+         * @throws IllegalArgumentException when {@code setting} is not a setting of a Kafka publisher
+         */
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!KafkaSettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of a Kafka publisher");
+            }
+            values.set(setting, value);
+            setInJava.put(setting, KafkaSettings.JAVA.of(setting));
             return this;
         }
 
@@ -470,7 +514,8 @@ public final class KafkaPublisher implements Publisher {
          * @return the publisher, with its producer created (its I/O thread connects when the first batch
          *     needs a topic's metadata; {@code publish()} returns at once and sends on a thread of its own)
          * @throws OutboxValidationException when a setting is missing, out of range or contradicts the
-         *     idempotent producer, naming the setting and the value
+         *     idempotent producer, naming the setting and the value (a setting of {@link KafkaSettings} as it
+         *     was given: in Java, {@code KafkaPublisher.requestTimeout})
          */
         public KafkaPublisher build() {
             if (cloudEvents != null
@@ -479,22 +524,20 @@ public final class KafkaPublisher implements Publisher {
                         "KafkaPublisher.cloudEvents",
                         "KafkaPublisher.cloudEvents needs io.cloudevents:cloudevents-kafka on the class path");
             }
-            if (topicPrefix != null && topicPrefix.isBlank()) {
-                throw invalid("KafkaPublisher.topicPrefix", "KafkaPublisher.topicPrefix is blank; leave it unset");
-            }
+            KafkaSettings settings = KafkaSettings.of(values, spelling.except(setInJava));
             if (producer != null) {
                 if (bootstrapServers != null
                         || !properties.isEmpty()
-                        || requestTimeout != null
-                        || deliveryTimeout != null) {
+                        || values.isSet(KafkaSettings.REQUEST_TIMEOUT)
+                        || values.isSet(KafkaSettings.DELIVERY_TIMEOUT)) {
                     throw invalid(
                             "KafkaPublisher.producer",
                             "KafkaPublisher.producer is given, so bootstrapServers, producerProperties,"
                                     + " requestTimeout and deliveryTimeout cannot be set: configure your producer");
                 }
-                return new KafkaPublisher(this, router(), null);
+                return new KafkaPublisher(this, settings, router(), null);
             }
-            return new KafkaPublisher(this, router(), ProducerSettings.resolve(this));
+            return new KafkaPublisher(this, settings, router(), ProducerSettings.resolve(this, settings));
         }
 
         String bootstrapServers() {
@@ -503,14 +546,6 @@ public final class KafkaPublisher implements Publisher {
 
         Map<String, Object> properties() {
             return properties;
-        }
-
-        Duration requestTimeout() {
-            return requestTimeout;
-        }
-
-        Duration deliveryTimeout() {
-            return deliveryTimeout;
         }
 
         private static OutboxValidationException invalid(String field, String message) {

@@ -1,6 +1,8 @@
 package io.txoutbox.kafka;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.Spelling;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,8 +15,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
  * five requests in flight), plus the publisher's own. A contradiction is rejected, never corrected.
  */
 final class ProducerSettings {
-    static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
-    static final Duration DEFAULT_DELIVERY_TIMEOUT = Duration.ofSeconds(8);
     private static final int MAX_IN_FLIGHT = 5;
 
     /** The publisher serializes keys and values itself and sends outside transactions. */
@@ -36,7 +36,14 @@ final class ProducerSettings {
 
     private ProducerSettings() {}
 
-    static Resolved resolve(KafkaPublisher.Builder b) {
+    /**
+     * @param b the builder, for where to connect and the producer properties
+     * @param settings its settings, checked; a timeout not given there may come from the properties
+     * @return what the publisher's own producer runs with
+     * @throws OutboxValidationException naming a property that contradicts the publisher's guarantees, a
+     *     setting given both ways, or a delivery timeout too short (in the settings' spelling)
+     */
+    static Resolved resolve(KafkaPublisher.Builder b, KafkaSettings settings) {
         Map<String, Object> user = b.properties();
         for (String key : user.keySet()) {
             if (OWNED.contains(key)) {
@@ -90,26 +97,28 @@ final class ProducerSettings {
                     "KafkaPublisher.bootstrapServers",
                     "KafkaPublisher.bootstrapServers is missing: give host:port of at least one broker, or a producer");
         }
+        Spelling spelling = settings.spelling();
         Duration request = timeout(
-                "requestTimeout",
+                KafkaSettings.REQUEST_TIMEOUT,
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
-                b.requestTimeout(),
+                settings.isGiven(KafkaSettings.REQUEST_TIMEOUT) ? settings.requestTimeout() : null,
                 user,
-                DEFAULT_REQUEST_TIMEOUT);
+                spelling);
         Duration delivery = timeout(
-                "deliveryTimeout",
+                KafkaSettings.DELIVERY_TIMEOUT,
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-                b.deliveryTimeout(),
+                settings.isGiven(KafkaSettings.DELIVERY_TIMEOUT) ? settings.deliveryTimeout() : null,
                 user,
-                DEFAULT_DELIVERY_TIMEOUT);
+                spelling);
         String lingerText = text(user, ProducerConfig.LINGER_MS_CONFIG);
         long linger = lingerText == null ? 5 : number(ProducerConfig.LINGER_MS_CONFIG, lingerText);
         if (delivery.toMillis() < request.toMillis() + linger) {
+            String deliverySpelled = spelling.of(KafkaSettings.DELIVERY_TIMEOUT);
             throw invalid(
-                    "KafkaPublisher.deliveryTimeout",
-                    "KafkaPublisher.deliveryTimeout " + delivery.toMillis() + " ms is shorter than requestTimeout "
-                            + request.toMillis() + " ms + linger.ms " + linger
-                            + " ms; Kafka needs it at least as long");
+                    deliverySpelled,
+                    deliverySpelled + " " + delivery.toMillis() + " ms is shorter than "
+                            + spelling.of(KafkaSettings.REQUEST_TIMEOUT) + " " + request.toMillis()
+                            + " ms + linger.ms " + linger + " ms; Kafka needs it at least as long");
         }
         Map<String, Object> config = new LinkedHashMap<>(user);
         config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, servers);
@@ -133,24 +142,35 @@ final class ProducerSettings {
         return fromBuilder != null ? fromBuilder.trim() : fromProperties;
     }
 
+    /**
+     * @return the timeout given as a setting (already checked), or else in the producer properties (checked
+     *     here by the setting's rules, named by the property), or else the setting's default
+     */
     private static Duration timeout(
-            String option, String property, Duration fromBuilder, Map<String, Object> user, Duration fallback) {
+            Setting<Duration> setting,
+            String property,
+            Duration fromSettings,
+            Map<String, Object> user,
+            Spelling spelling) {
         String fromProperties = text(user, property);
         Duration fromProps = fromProperties == null ? null : Duration.ofMillis(number(property, fromProperties));
-        if (fromBuilder != null && fromProps != null && !fromBuilder.equals(fromProps)) {
+        if (fromSettings != null && fromProps != null && !fromSettings.equals(fromProps)) {
             throw invalid(
                     property,
-                    "KafkaPublisher." + option + " is " + fromBuilder.toMillis() + " ms but producerProperties "
-                            + property + " is " + fromProperties + "; set it once");
+                    spelling.of(setting) + " is " + fromSettings.toMillis() + " ms but producerProperties " + property
+                            + " is " + fromProperties + "; set it once");
         }
-        Duration value = fromBuilder != null ? fromBuilder : fromProps != null ? fromProps : fallback;
-        if (value.isNegative() || value.isZero() || value.toMillis() > Integer.MAX_VALUE) {
-            throw invalid(
-                    "KafkaPublisher." + option,
-                    "KafkaPublisher." + option + " is " + value + "; it must be positive and at most "
-                            + Integer.MAX_VALUE + " ms");
+        if (fromSettings != null) {
+            return fromSettings;
         }
-        return value;
+        if (fromProps == null) {
+            return setting.defaultValue();
+        }
+        try {
+            return setting.check(fromProps, "KafkaPublisher.producerProperties " + property);
+        } catch (OutboxValidationException e) {
+            throw invalid(property, e.getMessage());
+        }
     }
 
     private static String text(Map<String, Object> user, String key) {

@@ -2,6 +2,8 @@ package io.txoutbox.server;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.kafka.KafkaPublisher;
+import io.txoutbox.kafka.KafkaSettings;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
 import java.util.Collection;
@@ -21,10 +23,16 @@ import org.apache.kafka.common.Node;
  *   bootstrap-servers: broker-1:9092,broker-2:9092   # or a list
  *   topic-prefix: prod.                              # optional
  *   route-by: aggregate-type                         # or event-type; or destination: one-topic
+ *   request-timeout: 5s
+ *   delivery-timeout: 8s                             # at least request-timeout + linger.ms
  *   producer:                                        # any producer property (values may be ${ENV})
  *     security.protocol: SASL_SSL
  *     sasl.jaas.config: ${KAFKA_JAAS}
  * </pre>
+ *
+ * <p>{@code topic-prefix}, {@code request-timeout} and {@code delivery-timeout} are the library's settings
+ * ({@link KafkaSettings}), read through their descriptors and refused by its rules under their keys; where
+ * to connect (the bootstrap servers), the producer properties and the routing are the server's to read.
  */
 final class KafkaTransport {
 
@@ -33,13 +41,18 @@ final class KafkaTransport {
     static Transports.Spec parse(ConfigNode s) {
         List<String> servers = s.strings("bootstrap-servers");
         String bootstrap = servers.isEmpty() ? null : String.join(",", servers);
-        String prefix = s.string("topic-prefix", null);
+        KafkaSettings checked;
+        try {
+            checked = KafkaSettings.of(SettingReader.values(s, KafkaSettings.SETTINGS), Spelling.keys(s.path()));
+        } catch (OutboxValidationException ex) {
+            throw ConfigException.refused(ex);
+        }
+        String prefix = checked.topicPrefix();
         Transports.Routing routing = Transports.Routing.parse(s, "topic");
-        Duration requestTimeout = s.duration("request-timeout", null);
-        Duration deliveryTimeout = s.duration("delivery-timeout", null);
         Map<String, String> producer = s.stringMap("producer");
         String key = s.path();
         String target = bootstrap != null ? bootstrap : producer.getOrDefault("bootstrap.servers", "(no address)");
+        // The builder's own refusals left are of where to connect and of the producer: named by their keys.
         Transports.Keys keys = Transports.Keys.of(s, Map.of("producerProperties", "producer"));
         return new Transports.Spec("kafka", key) {
             @Override
@@ -51,16 +64,18 @@ final class KafkaTransport {
 
             @Override
             Publisher open() {
-                KafkaPublisher.Builder b = KafkaPublisher.builder().router(routing.router());
+                KafkaPublisher.Builder b =
+                        KafkaPublisher.builder().settings(checked).router(routing.router());
                 ConfigNode.ifGiven(bootstrap, b::bootstrapServers);
-                ConfigNode.ifGiven(prefix, b::topicPrefix);
-                ConfigNode.ifGiven(requestTimeout, b::requestTimeout);
-                ConfigNode.ifGiven(deliveryTimeout, b::deliveryTimeout);
                 try {
                     b.producerProperties(producer);
                     return b.build();
                 } catch (OutboxValidationException e) {
                     String field = e.field();
+                    // A refusal of the settings (a delivery timeout too short) names them by their keys.
+                    if (field != null && field.startsWith(key + ".")) {
+                        throw ConfigException.refused(e);
+                    }
                     // Kafka's own property names (acks, enable.idempotence...) are keys under producer:.
                     if (field != null && !field.startsWith("KafkaPublisher.")) {
                         throw new ConfigException(key + ".producer." + field, e.getMessage(), e);

@@ -37,7 +37,7 @@ class TransportConfigErrorTest {
             kafka unknown key       | kafka: {bootstrap-servers: 'h:9092', topic_prefix: x.}        | transport.kafka.topic_prefix: unknown key; known keys here: bootstrap-servers, topic-prefix
             kafka wrong type        | kafka: {bootstrap-servers: 'h:9092', delivery-timeout: soon}  | transport.kafka.delivery-timeout: expected a duration such as 500ms
             kafka refused property  | kafka: {bootstrap-servers: 'h:9092', producer: {acks: '0'}}   | transport.kafka.producer.acks: KafkaPublisher.producerProperties acks=0 contradicts
-            kafka refused timeouts  | kafka: {bootstrap-servers: 'h:9092', delivery-timeout: 1s}    | transport.kafka.delivery-timeout: KafkaPublisher.deliveryTimeout 1000 ms is shorter than requestTimeout
+            kafka refused timeouts  | kafka: {bootstrap-servers: 'h:9092', delivery-timeout: 1s}    | transport.kafka.delivery-timeout: 1000 ms is shorter than sources[0].routes[0].transport.kafka.request-timeout 5000 ms
             rabbitmq missing host   | rabbitmq: {exchange: events}                                  | transport.rabbitmq.host: is required
             rabbitmq unknown key    | rabbitmq: {host: h, exchnage: events}                         | transport.rabbitmq.exchnage: unknown key
             rabbitmq wrong type     | rabbitmq: {host: h, port: five}                               | transport.rabbitmq.port: expected an integer, got 'five'
