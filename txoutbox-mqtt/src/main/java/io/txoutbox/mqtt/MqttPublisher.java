@@ -2,6 +2,9 @@ package io.txoutbox.mqtt;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
@@ -10,13 +13,14 @@ import io.txoutbox.spi.Router;
 import io.txoutbox.transport.AbstractPublisherBuilder;
 import io.txoutbox.transport.Route;
 import io.txoutbox.transport.Sends;
-import io.txoutbox.transport.Settings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -70,20 +74,21 @@ public final class MqttPublisher implements Publisher {
     private final Duration completionTimeout;
     private final String description;
 
-    private MqttPublisher(Builder b, Router router, MqttSession session, String description) {
+    private MqttPublisher(Builder b, MqttSettings settings, Router router, MqttSession session, String description) {
         this.session = session;
-        this.window = new DeliveryWindow(b.maxInflight, session::send);
-        this.router = b.topicPrefix.isEmpty() ? router : router.withPrefix(b.topicPrefix);
+        this.window = new DeliveryWindow(settings.maxInflight(), session::send);
+        String topicPrefix = settings.topicPrefix();
+        this.router = topicPrefix.isEmpty() ? router : router.withPrefix(topicPrefix);
         if (b.cloudEvents != null) {
             this.messages = new CloudEventsMessages(b.cloudEvents);
-        } else if (b.format == Format.RAW) {
+        } else if (settings.format() == Format.RAW) {
             this.messages = ClaimedEvent::payload;
         } else {
             this.messages =
                     event -> MqttEnvelope.encode(MessageHeaders.of(event), event.payload(), event.contentType());
         }
-        this.qos = b.qos;
-        this.completionTimeout = b.completionTimeout;
+        this.qos = settings.qos();
+        this.completionTimeout = settings.completionTimeout();
         this.description = description;
         // Connect now (Paho connects asynchronously), so that the first batch does not wait for the
         // connection set-up; a broker that is down now is reached again by the next batch.
@@ -218,16 +223,15 @@ public final class MqttPublisher implements Publisher {
      */
     public static final class Builder extends AbstractPublisherBuilder<Builder> {
         private String serverUri;
-        private String clientId;
         private String username;
         private char[] password;
-        private String topicPrefix = "";
-        private int qos = 1;
-        private Duration completionTimeout = Duration.ofSeconds(5);
-        private Duration keepAlive = Duration.ofSeconds(30);
-        private Format format = Format.ENVELOPE;
-        private int maxInflight = 1_000;
         private CloudEventsMapping cloudEvents;
+        /** The settings given, checked at {@link #build()}: {@link MqttSettings#SETTINGS}. */
+        private final SettingValues values = new SettingValues();
+        /** How a refusal names a setting: in Java, or as {@link #settings(MqttSettings)} was given them. */
+        private Spelling spelling = MqttSettings.JAVA;
+        /** Settings customized in Java after {@link #settings(MqttSettings)}, named in Java. */
+        private final Map<Setting<?>, String> setInJava = new HashMap<>();
 
         private Builder() {}
 
@@ -242,12 +246,12 @@ public final class MqttPublisher implements Publisher {
 
         /**
          * @param clientId the MQTT client id (default {@code txoutbox} and 12 random hex digits). Two
-         *     connections with one id take over from each other: give each publisher its own.
+         *     connections with one id take over from each other: give each publisher its own. 1 to 65,535
+         *     bytes in UTF-8; {@code null} for the default: {@link MqttSettings#CLIENT_ID}
          * @return this builder
          */
         public Builder clientId(String clientId) {
-            this.clientId = clientId;
-            return this;
+            return set(MqttSettings.CLIENT_ID, clientId);
         }
 
         /**
@@ -263,53 +267,51 @@ public final class MqttPublisher implements Publisher {
 
         /**
          * @param topicPrefix put before every topic the router gives, for example {@code outbox/} (default
-         *     none); an event's own destination is used as it is
+         *     none); an event's own destination is used as it is. No wildcards ({@code +}, {@code #}) or
+         *     NUL; {@code null} for the default: {@link MqttSettings#TOPIC_PREFIX}
          * @return this builder
          */
         public Builder topicPrefix(String topicPrefix) {
-            this.topicPrefix = topicPrefix;
-            return this;
+            return set(MqttSettings.TOPIC_PREFIX, topicPrefix);
         }
 
         /**
          * @param qos 1 (default: PUBACK confirms the broker has the message) or 2 (exactly-once handshake
          *     with the broker, confirmed by PUBCOMP: slower, and it does not stop the outbox's own
-         *     duplicates). QoS 0 is rejected: nothing would confirm delivery.
+         *     duplicates). QoS 0 is rejected: nothing would confirm delivery. See {@link MqttSettings#QOS}.
          * @return this builder
          */
         public Builder qos(int qos) {
-            this.qos = qos;
-            return this;
+            return set(MqttSettings.QOS, qos);
         }
 
         /**
          * @param completionTimeout how long a batch waits for its acknowledgements, connecting included;
          *     then the unacknowledged events are retries (default 5 s). Keep it below the relay's publish
-         *     timeout.
+         *     timeout. Positive; {@code null} for the default: {@link MqttSettings#COMPLETION_TIMEOUT}
          * @return this builder
          */
         public Builder completionTimeout(Duration completionTimeout) {
-            this.completionTimeout = completionTimeout;
-            return this;
+            return set(MqttSettings.COMPLETION_TIMEOUT, completionTimeout);
         }
 
         /**
          * @param keepAlive the MQTT keep-alive interval, whole seconds, at least 1 s (default 30 s): how
-         *     soon a silently dead connection is noticed and replaced
+         *     soon a silently dead connection is noticed and replaced; at most 65,535 s. {@code null} for
+         *     the default: {@link MqttSettings#KEEP_ALIVE}
          * @return this builder
          */
         public Builder keepAlive(Duration keepAlive) {
-            this.keepAlive = keepAlive;
-            return this;
+            return set(MqttSettings.KEEP_ALIVE, keepAlive);
         }
 
         /**
-         * @param format {@link Format#ENVELOPE} (default) or {@link Format#RAW}
+         * @param format {@link Format#ENVELOPE} (default) or {@link Format#RAW}; {@code null} for the default:
+         *     {@link MqttSettings#FORMAT}
          * @return this builder
          */
         public Builder format(Format format) {
-            this.format = format;
-            return this;
+            return set(MqttSettings.FORMAT, format);
         }
 
         /**
@@ -333,11 +335,44 @@ public final class MqttPublisher implements Publisher {
 
         /**
          * @param maxInflight the most messages unacknowledged at once, across every batch (1 to 65,535,
-         *     default 1,000); a larger batch goes out as acknowledgements come back
+         *     default 1,000); a larger batch goes out as acknowledgements come back. See {@link
+         *     MqttSettings#MAX_INFLIGHT}.
          * @return this builder
          */
         public Builder maxInflight(int maxInflight) {
-            this.maxInflight = maxInflight;
+            return set(MqttSettings.MAX_INFLIGHT, maxInflight);
+        }
+
+        /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling, which {@link #build()} keeps), before customizations
+         * in Java, which are named in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(MqttSettings settings) {
+            values.setAll(settings.given());
+            spelling = settings.spelling();
+            setInJava.clear();
+            return this;
+        }
+
+        /**
+         * Sets one setting through its descriptor; the typed setters do the same.
+         *
+         * @param setting one of {@link MqttSettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
+         * @return this builder
+         * @throws IllegalArgumentException when {@code setting} is not a setting of an MQTT publisher
+         */
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!MqttSettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of an MQTT publisher");
+            }
+            values.set(setting, value);
+            setInJava.put(setting, MqttSettings.JAVA.of(setting));
             return this;
         }
 
@@ -346,35 +381,26 @@ public final class MqttPublisher implements Publisher {
          * is down then makes the first batch a retry, and that batch connects again.
          *
          * @return the publisher
-         * @throws OutboxValidationException naming a setting that is missing, out of bounds or
-         *     contradicts another
+         * @throws OutboxValidationException naming a setting of {@link MqttSettings} that is out of its
+         *     limits, as it was given (in Java, {@code MqttPublisher.Builder.qos}), or the server URI, the
+         *     credentials or the router when missing, unusable or contradicting another
          */
         public MqttPublisher build() {
             if (serverUri == null || serverUri.isBlank()) {
                 throw invalid("serverUri", null, "MqttPublisher.Builder.serverUri is missing");
             }
-            if (qos == 0) {
-                throw invalid(
-                        "qos",
-                        "1..2",
-                        "MqttPublisher.Builder.qos is 0; QoS 0 is never acknowledged, so no publish could be"
-                                + " confirmed: use 1 (the default) or 2");
-            }
-            if (qos != 1 && qos != 2) {
-                throw invalid("qos", "1..2", "MqttPublisher.Builder.qos is " + qos + "; it must be 1 or 2");
-            }
+            MqttSettings settings = MqttSettings.of(values, spelling.except(setInJava));
+            int qos = settings.qos();
+            Duration completionTimeout = settings.completionTimeout();
+            Format format = settings.format();
+            int maxInflight = settings.maxInflight();
+            String clientId = settings.clientId();
             String id = clientId != null
                     ? clientId
                     : "txoutbox"
                             + HexFormat.of()
                                     .toHexDigits(ThreadLocalRandom.current().nextLong())
                                     .substring(4);
-            if (id.isEmpty() || id.getBytes(StandardCharsets.UTF_8).length > 65_535) {
-                throw invalid(
-                        "clientId",
-                        "1..65535 bytes",
-                        "MqttPublisher.Builder.clientId '" + id + "' must be 1 to 65,535 bytes");
-            }
             if (password != null && username == null) {
                 throw invalid(
                         "credentials",
@@ -385,38 +411,12 @@ public final class MqttPublisher implements Publisher {
             if (router() == null) {
                 throw invalid("router", null, "MqttPublisher.Builder.router is missing");
             }
-            if (topicPrefix == null) {
-                throw invalid("topicPrefix", null, "MqttPublisher.Builder.topicPrefix is null; use \"\" for none");
-            }
-            if (topicPrefix.indexOf('+') >= 0 || topicPrefix.indexOf('#') >= 0 || topicPrefix.indexOf('\0') >= 0) {
-                throw invalid(
-                        "topicPrefix",
-                        null,
-                        "MqttPublisher.Builder.topicPrefix '" + topicPrefix
-                                + "' must not contain the wildcards '+' or '#' or a NUL character");
-            }
-            Settings.checkPositive(completionTimeout, "MqttPublisher.Builder.completionTimeout");
-            if (keepAlive == null || keepAlive.getSeconds() < 1 || keepAlive.getSeconds() > 65_535) {
-                throw invalid(
-                        "keepAlive",
-                        "1..65535 s",
-                        "MqttPublisher.Builder.keepAlive is " + keepAlive + "; it must be 1 to 65,535 seconds");
-            }
-            if (format == null) {
-                throw invalid("format", null, "MqttPublisher.Builder.format is missing");
-            }
             if (cloudEvents != null && format == Format.RAW) {
                 throw invalid(
                         "cloudEvents",
                         null,
                         "MqttPublisher.Builder.cloudEvents and format RAW contradict each other: a CloudEvent"
                                 + " message replaces the envelope, RAW sends the payload alone; choose one");
-            }
-            if (maxInflight < 1 || maxInflight > 65_535) {
-                throw invalid(
-                        "maxInflight",
-                        "1..65535",
-                        "MqttPublisher.Builder.maxInflight is " + maxInflight + "; it must be between 1 and 65,535");
             }
             MqttConnectOptions options = new MqttConnectOptions();
             options.setMqttVersion(MqttConnectOptions.MQTT_VERSION_3_1_1);
@@ -425,7 +425,7 @@ public final class MqttPublisher implements Publisher {
             options.setCleanSession(true);
             options.setAutomaticReconnect(false);
             options.setMaxInflight(maxInflight);
-            options.setKeepAliveInterval((int) keepAlive.getSeconds());
+            options.setKeepAliveInterval((int) settings.keepAlive().getSeconds());
             options.setConnectionTimeout((int) Math.max(1, (completionTimeout.toMillis() + 999) / 1000));
             if (username != null) {
                 options.setUserName(username);
@@ -451,7 +451,8 @@ public final class MqttPublisher implements Publisher {
                     + ", qos=" + qos + ", format=" + (cloudEvents != null ? "CLOUDEVENTS" : format)
                     + ", completionTimeout=" + completionTimeout.toMillis()
                     + " ms, maxInflight=" + maxInflight + "]";
-            return new MqttPublisher(this, router(), new MqttSession(client, options, qos, target), description);
+            return new MqttPublisher(
+                    this, settings, router(), new MqttSession(client, options, qos, target), description);
         }
 
         /** @return the URI with any user information replaced by {@code ***} */

@@ -1,11 +1,13 @@
 package io.txoutbox.server;
 
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
 import io.txoutbox.mqtt.MqttPublisher;
+import io.txoutbox.mqtt.MqttSettings;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
 import java.util.HexFormat;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.eclipse.paho.client.mqttv3.MqttClient;
@@ -23,7 +25,17 @@ import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
  *   password: ${MQTT_PASSWORD}
  *   qos: 1                                  # 1 (default) or 2
  *   topic-prefix: outbox/                   # order events go to outbox/order
+ *   client-id: orders-relay                 # default txoutbox + random hex
+ *   format: envelope                        # or raw
+ *   completion-timeout: 5s
+ *   keep-alive: 30s
+ *   max-inflight: 1000
  * </pre>
+ *
+ * <p>{@code client-id}, {@code topic-prefix}, {@code qos}, {@code completion-timeout}, {@code keep-alive},
+ * {@code format} and {@code max-inflight} are the library's settings ({@link MqttSettings}), read through
+ * their descriptors and refused by its rules under their keys; where to connect (the server URI), the login
+ * and the routing are the server's to read.
  */
 final class MqttTransport {
 
@@ -31,52 +43,38 @@ final class MqttTransport {
 
     static Transports.Spec parse(ConfigNode s) {
         String serverUri = s.string("server-uri", null);
-        String clientId = s.string("client-id", null);
         String username = s.string("username", null);
         Secret password = s.secret("password");
-        Integer qos = s.optionalInteger("qos");
-        String prefix = s.string("topic-prefix", null);
-        Duration completionTimeout = s.duration("completion-timeout", null);
-        Duration keepAlive = s.duration("keep-alive", null);
-        Integer maxInflight = s.optionalInteger("max-inflight");
-        String formatText = s.string("format", null);
-        MqttPublisher.Format format = null;
-        if (formatText != null) {
-            format = switch (formatText.strip().toLowerCase(Locale.ROOT)) {
-                case "envelope" -> MqttPublisher.Format.ENVELOPE;
-                case "raw" -> MqttPublisher.Format.RAW;
-                default ->
-                    throw new ConfigException(s.key("format"), "expected envelope or raw, got '" + formatText + "'");
-            };
+        MqttSettings checked;
+        try {
+            checked = MqttSettings.of(SettingReader.values(s, MqttSettings.SETTINGS), Spelling.keys(s.path()));
+        } catch (OutboxValidationException ex) {
+            throw ConfigException.refused(ex);
         }
-        MqttPublisher.Format chosenFormat = format;
+        int qos = checked.qos();
+        String prefix = checked.topicPrefix().isEmpty() ? null : checked.topicPrefix();
         Transports.Routing routing = Transports.Routing.parse(s, "topic");
         String key = s.path();
         String target = serverUri == null ? "(no server-uri)" : Redaction.redact(serverUri);
+        // The builder's own refusals left are of where to connect (server URI, credentials): named by their keys.
         Transports.Keys keys = Transports.Keys.of(s, Map.of("credentials", "username"));
         return new Transports.Spec("mqtt", key) {
             @Override
             String describe() {
                 return "mqtt " + target + (username == null ? "" : " as " + username) + ", qos "
-                        + (qos == null ? 1 : qos) + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
+                        + qos + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
                         + routing.description();
             }
 
             @Override
             Publisher open() {
-                MqttPublisher.Builder b = MqttPublisher.builder().router(routing.router());
+                MqttPublisher.Builder b =
+                        MqttPublisher.builder().settings(checked).router(routing.router());
                 ConfigNode.ifGiven(serverUri, b::serverUri);
-                ConfigNode.ifGiven(clientId, b::clientId);
                 if (username != null || password != null) {
                     b.credentials(
                             username, password == null ? null : password.value().toCharArray());
                 }
-                ConfigNode.ifGiven(qos, b::qos);
-                ConfigNode.ifGiven(prefix, b::topicPrefix);
-                ConfigNode.ifGiven(completionTimeout, b::completionTimeout);
-                ConfigNode.ifGiven(keepAlive, b::keepAlive);
-                ConfigNode.ifGiven(maxInflight, b::maxInflight);
-                ConfigNode.ifGiven(chosenFormat, b::format);
                 return keys.build(b::build);
             }
 

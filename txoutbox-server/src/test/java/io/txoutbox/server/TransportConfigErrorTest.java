@@ -55,8 +55,8 @@ class TransportConfigErrorTest {
             mqtt missing uri        | mqtt: {qos: 1}                                                | transport.mqtt.server-uri: MqttPublisher.Builder.serverUri is missing
             mqtt unknown key        | mqtt: {server-uri: 'tcp://h:1883', QoS: 1}                    | transport.mqtt.QoS: unknown key
             mqtt wrong type         | mqtt: {server-uri: 'tcp://h:1883', qos: high}                 | transport.mqtt.qos: expected an integer, got 'high'
-            mqtt refused qos        | mqtt: {server-uri: 'tcp://h:1883', qos: 0}                    | transport.mqtt.qos: MqttPublisher.Builder.qos is 0
-            mqtt bad format         | mqtt: {server-uri: 'tcp://h:1883', format: xml}               | transport.mqtt.format: expected envelope or raw, got 'xml'
+            mqtt refused qos        | mqtt: {server-uri: 'tcp://h:1883', qos: 0}                    | transport.mqtt.qos: is 0; it must be 1 or 2 (QoS 0 is never acknowledged, so no publish could be confirmed)
+            mqtt bad format         | mqtt: {server-uri: 'tcp://h:1883', format: xml}               | transport.mqtt.format: expected one of envelope, raw, got 'xml'
             sqs missing region      | sqs: {queue-prefix: prod-}                                    | transport.sqs.region: is required
             sqs unknown key         | sqs: {region: eu-west-1, queue_prefix: prod-}                 | transport.sqs.queue_prefix: unknown key; known keys here: region, endpoint
             sqs wrong type          | sqs: {region: eu-west-1, max-message-bytes: big}              | transport.sqs.max-message-bytes: expected an integer, got 'big'
