@@ -1,9 +1,12 @@
 package io.txoutbox.server;
 
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
 import io.txoutbox.sqs.SqsPublisher;
+import io.txoutbox.sqs.SqsSettings;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,7 +43,15 @@ import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
  *   queues:                                   # optional: a route to a queue name or URL
  *     invoice: https://sqs.eu-west-1.amazonaws.com/123456789012/billing.fifo
  *   fifo: true                                # routed names get .fifo
+ *   publish-timeout: 5s
+ *   max-message-bytes: 262144
+ *   max-concurrency: 50
  * </pre>
+ *
+ * <p>{@code queue-prefix}, {@code publish-timeout}, {@code max-message-bytes} and {@code max-concurrency}
+ * are the library's settings ({@link SqsSettings}), read through their descriptors and refused by its rules
+ * under their keys; where to connect (region, endpoint, credentials) and the routing ({@code queues},
+ * {@code fifo}, {@code route-by}, {@code destination}) are the server's to read.
  */
 final class SqsTransport {
     private static final String FIFO_SUFFIX = ".fifo";
@@ -62,7 +73,13 @@ final class SqsTransport {
         if (secretKey != null && accessKeyId == null) {
             throw new ConfigException(s.key("access-key-id"), "is required with secret-access-key");
         }
-        String prefix = s.string("queue-prefix", null);
+        SqsSettings checked;
+        try {
+            checked = SqsSettings.of(SettingReader.values(s, SqsSettings.SETTINGS), Spelling.keys(s.path()));
+        } catch (OutboxValidationException ex) {
+            throw ConfigException.refused(ex);
+        }
+        String prefix = checked.queuePrefix().isEmpty() ? null : checked.queuePrefix();
         boolean fifo = s.bool("fifo", false);
         Transports.Routing routing = Transports.Routing.parse(s, "queue");
         String fixed = s.string("destination", null);
@@ -75,9 +92,6 @@ final class SqsTransport {
             requireFifoUrl(s.key("destination"), fixed);
             queues.forEach((route, queue) -> requireFifoUrl(s.key("queues") + "." + route, queue));
         }
-        Duration publishTimeout = s.duration("publish-timeout", null);
-        Integer maxMessageBytes = s.optionalInteger("max-message-bytes");
-        Integer maxConcurrency = s.optionalInteger("max-concurrency");
         Router router = router(routing.router(), queues, fifo);
         String key = s.path();
         String target =
@@ -87,6 +101,8 @@ final class SqsTransport {
                 + routing.description()
                 + (queues.isEmpty() ? "" : ", queues " + queues)
                 + (fifo ? ", FIFO" : "");
+        // The builder's own refusals left are of where to connect (region, endpoint, credentials): named by
+        // their keys.
         Transports.Keys keys = Transports.Keys.of(s, Map.of("credentials", "access-key-id"));
         return new Transports.Spec("sqs", key) {
             @Override
@@ -96,15 +112,12 @@ final class SqsTransport {
 
             @Override
             Publisher open() {
-                SqsPublisher.Builder b = SqsPublisher.builder().region(region).router(router);
+                SqsPublisher.Builder b =
+                        SqsPublisher.builder().region(region).settings(checked).router(router);
                 ConfigNode.ifGiven(endpoint, b::endpoint);
                 if (accessKeyId != null) {
                     b.credentials(accessKeyId, secretKey.value());
                 }
-                ConfigNode.ifGiven(prefix, b::queuePrefix);
-                ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
-                ConfigNode.ifGiven(maxMessageBytes, b::maxMessageBytes);
-                ConfigNode.ifGiven(maxConcurrency, b::maxConcurrency);
                 return keys.build(b::build);
             }
 

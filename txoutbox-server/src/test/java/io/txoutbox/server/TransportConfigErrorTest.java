@@ -60,8 +60,8 @@ class TransportConfigErrorTest {
             sqs missing region      | sqs: {queue-prefix: prod-}                                    | transport.sqs.region: is required
             sqs unknown key         | sqs: {region: eu-west-1, queue_prefix: prod-}                 | transport.sqs.queue_prefix: unknown key; known keys here: region, endpoint
             sqs wrong type          | sqs: {region: eu-west-1, max-message-bytes: big}              | transport.sqs.max-message-bytes: expected an integer, got 'big'
-            sqs refused size        | sqs: {region: eu-west-1, max-message-bytes: 100}              | transport.sqs.max-message-bytes: SqsPublisher.Builder.maxMessageBytes is 100; SQS allows 1,024 to 1048576 bytes
-            sqs refused prefix      | sqs: {region: eu-west-1, queue-prefix: prod.}                 | transport.sqs.queue-prefix: SqsPublisher.Builder.queuePrefix 'prod.' cannot start a queue name
+            sqs refused size        | sqs: {region: eu-west-1, max-message-bytes: 100}              | transport.sqs.max-message-bytes: is 100; it must be between 1024 and 1048576
+            sqs refused prefix      | sqs: {region: eu-west-1, queue-prefix: prod.}                 | transport.sqs.queue-prefix: is 'prod.'; it must start a queue name
             sqs refused endpoint    | sqs: {region: eu-west-1, endpoint: 'ftp://h:21'}              | transport.sqs.endpoint: SqsPublisher.Builder.endpoint must be an http or https URL
             sqs half credentials    | sqs: {region: eu-west-1, access-key-id: AKIDEXAMPLE}          | transport.sqs.secret-access-key: is required with access-key-id
             sqs fifo url            | sqs: {region: eu-west-1, fifo: true, destination: 'https://sqs.eu-west-1.amazonaws.com/1/orders'} | transport.sqs.destination: with fifo: true the queue URL must name a FIFO queue

@@ -1,6 +1,9 @@
 package io.txoutbox.sqs;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
@@ -20,6 +23,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -96,14 +100,15 @@ public final class SqsPublisher implements Publisher {
     private final Map<String, CompletableFuture<String>> queueUrls = new ConcurrentHashMap<>();
     private volatile boolean reachable = true;
 
-    private SqsPublisher(Builder b, Router router, SqsAsyncClient client, boolean ownClient) {
+    private SqsPublisher(Builder b, SqsSettings settings, Router router, SqsAsyncClient client, boolean ownClient) {
         this.client = client;
         this.ownClient = ownClient;
-        this.router = b.queuePrefix.isEmpty() ? router : prefixed(router, b.queuePrefix);
-        this.publishTimeout = b.publishTimeout;
-        this.maxMessageBytes = b.maxMessageBytes;
+        String queuePrefix = settings.queuePrefix();
+        this.router = queuePrefix.isEmpty() ? router : prefixed(router, queuePrefix);
+        this.publishTimeout = settings.publishTimeout();
+        this.maxMessageBytes = settings.maxMessageBytes();
         this.description = "SqsPublisher[" + (ownClient ? describe(b) : "given client")
-                + (b.queuePrefix.isEmpty() ? "" : ", queuePrefix=" + b.queuePrefix)
+                + (queuePrefix.isEmpty() ? "" : ", queuePrefix=" + queuePrefix)
                 + ", maxMessageBytes=" + maxMessageBytes + ", publishTimeout=" + publishTimeout.toMillis() + " ms]";
         this.threads = new PublisherThreads("sqs", description);
     }
@@ -410,10 +415,12 @@ public final class SqsPublisher implements Publisher {
         private String accessKeyId;
         private String secretAccessKey;
         private AwsCredentialsProvider credentialsProvider;
-        private String queuePrefix = "";
-        private Duration publishTimeout = Duration.ofSeconds(5);
-        private int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
-        private int maxConcurrency = 50;
+        /** The settings given, checked at {@link #build()}: {@link SqsSettings#SETTINGS}. */
+        private final SettingValues values = new SettingValues();
+        /** How a refusal names a setting: in Java, or as {@link #settings(SqsSettings)} was given them. */
+        private Spelling spelling = SqsSettings.JAVA;
+        /** Settings customized in Java after {@link #settings(SqsSettings)}, named in Java. */
+        private final Map<Setting<?>, String> setInJava = new HashMap<>();
 
         private Builder() {}
 
@@ -475,76 +482,87 @@ public final class SqsPublisher implements Publisher {
 
         /**
          * @param queuePrefix put before the router's queue name (not before a queue URL the router gives,
-         *     nor before an event's own destination), for example {@code prod-} (default none)
+         *     nor before an event's own destination), for example {@code prod-} (default none); {@code
+         *     null} for the default: {@link SqsSettings#QUEUE_PREFIX}
          * @return this builder
          */
         public Builder queuePrefix(String queuePrefix) {
-            this.queuePrefix = queuePrefix;
-            return this;
+            return set(SqsSettings.QUEUE_PREFIX, queuePrefix);
         }
 
         /**
          * @param publishTimeout how long a batch waits for SQS's answers, the SDK's retries included
-         *     (default 5 s); then every unanswered event is a retry. Keep it below the relay's publish
-         *     timeout.
+         *     (default 5 s, at most 10 minutes); then every unanswered event is a retry. Keep it below the
+         *     relay's publish timeout. {@code null} for the default: {@link SqsSettings#PUBLISH_TIMEOUT}
          * @return this builder
          */
         public Builder publishTimeout(Duration publishTimeout) {
-            this.publishTimeout = publishTimeout;
-            return this;
+            return set(SqsSettings.PUBLISH_TIMEOUT, publishTimeout);
         }
 
         /**
          * @param maxMessageBytes the largest message (body and attributes, as SQS counts them) and the
          *     largest request, checked before sending (default 262,144: 256 KiB; at most 1,048,576 for a
-         *     queue whose {@code MaximumMessageSize} allows 1 MiB)
+         *     queue whose {@code MaximumMessageSize} allows 1 MiB; at least 1,024): {@link
+         *     SqsSettings#MAX_MESSAGE_BYTES}
          * @return this builder
          */
         public Builder maxMessageBytes(int maxMessageBytes) {
-            this.maxMessageBytes = maxMessageBytes;
+            return set(SqsSettings.MAX_MESSAGE_BYTES, maxMessageBytes);
+        }
+
+        /**
+         * @param maxConcurrency the most requests in flight at once, over all queues (default 50, 1 to 1,000):
+         *     {@link SqsSettings#MAX_CONCURRENCY}
+         * @return this builder
+         */
+        public Builder maxConcurrency(int maxConcurrency) {
+            return set(SqsSettings.MAX_CONCURRENCY, maxConcurrency);
+        }
+
+        /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling, which {@link #build()} keeps), before customizations
+         * in Java, which are named in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(SqsSettings settings) {
+            values.setAll(settings.given());
+            spelling = settings.spelling();
+            setInJava.clear();
             return this;
         }
 
         /**
-         * @param maxConcurrency the most requests in flight at once, over all queues (default 50)
+         * Sets one setting through its descriptor; the typed setters do the same.
+         *
+         * @param setting one of {@link SqsSettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
          * @return this builder
+         * @throws IllegalArgumentException when {@code setting} is not a setting of an SQS publisher
          */
-        public Builder maxConcurrency(int maxConcurrency) {
-            this.maxConcurrency = maxConcurrency;
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!SqsSettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of an SQS publisher");
+            }
+            values.set(setting, value);
+            setInJava.put(setting, SqsSettings.JAVA.of(setting));
             return this;
         }
 
         /**
          * @return the publisher, with its client created (the SDK opens connections on demand)
-         * @throws OutboxValidationException naming the setting and the value that is missing, out of
-         *     range or contradicts another
+         * @throws OutboxValidationException naming a setting of {@link SqsSettings} that is out of its
+         *     limits, as it was given (in Java, {@code SqsPublisher.Builder.publishTimeout}), or the connection
+         *     setting or the router that is missing, out of range or contradicts another
          */
         public SqsPublisher build() {
+            SqsSettings settings = SqsSettings.of(values, spelling.except(setInJava));
             require(router() != null, "SqsPublisher.Builder.router", null, "SqsPublisher.Builder.router is null");
-            require(
-                    queuePrefix != null,
-                    "SqsPublisher.Builder.queuePrefix",
-                    null,
-                    "SqsPublisher.Builder.queuePrefix is null; use \"\" for none");
-            String prefixProblem = queuePrefix.isEmpty() ? null : QueueNames.problem(queuePrefix + "q");
-            require(
-                    prefixProblem == null,
-                    "SqsPublisher.Builder.queuePrefix",
-                    null,
-                    "SqsPublisher.Builder.queuePrefix '" + queuePrefix + "' cannot start a queue name: "
-                            + prefixProblem);
-            Settings.checkTimeout(publishTimeout, "SqsPublisher.Builder.publishTimeout");
-            require(
-                    maxMessageBytes >= 1_024 && maxMessageBytes <= MAX_MESSAGE_BYTES,
-                    "SqsPublisher.Builder.maxMessageBytes",
-                    "1024-" + MAX_MESSAGE_BYTES,
-                    "SqsPublisher.Builder.maxMessageBytes is " + maxMessageBytes + "; SQS allows 1,024 to "
-                            + MAX_MESSAGE_BYTES + " bytes");
-            require(
-                    maxConcurrency >= 1 && maxConcurrency <= 1_000,
-                    "SqsPublisher.Builder.maxConcurrency",
-                    "1-1000",
-                    "SqsPublisher.Builder.maxConcurrency is " + maxConcurrency + "; allowed 1-1000");
+            Duration publishTimeout = settings.publishTimeout();
             if (client != null) {
                 require(
                         region == null
@@ -555,7 +573,7 @@ public final class SqsPublisher implements Publisher {
                         "SqsPublisher.Builder.client",
                         null,
                         "SqsPublisher.Builder: give either client or region/endpoint/credentials, not both");
-                return new SqsPublisher(this, router(), client, false);
+                return new SqsPublisher(this, settings, router(), client, false);
             }
             require(
                     accessKeyId == null || credentialsProvider == null,
@@ -582,7 +600,7 @@ public final class SqsPublisher implements Publisher {
                     publishTimeout.compareTo(Duration.ofSeconds(2)) < 0 ? publishTimeout : Duration.ofSeconds(2);
             SqsAsyncClientBuilder sqs = SqsAsyncClient.builder()
                     .httpClientBuilder(NettyNioAsyncHttpClient.builder()
-                            .maxConcurrency(maxConcurrency)
+                            .maxConcurrency(settings.maxConcurrency())
                             .connectionTimeout(connectTimeout)
                             .connectionAcquisitionTimeout(publishTimeout))
                     .overrideConfiguration(ClientOverrideConfiguration.builder()
@@ -610,7 +628,7 @@ public final class SqsPublisher implements Publisher {
                         "SqsPublisher.Builder: the SQS client cannot be created (" + e.getMessage()
                                 + "); give a region, or set AWS_REGION");
             }
-            return new SqsPublisher(this, router(), created, true);
+            return new SqsPublisher(this, settings, router(), created, true);
         }
 
         private static URI endpointUri(String endpoint) {
@@ -645,8 +663,14 @@ public final class SqsPublisher implements Publisher {
         public String toString() {
             return "SqsPublisher.Builder[region=" + region + ", endpoint=" + endpoint + ", credentials="
                     + (accessKeyId != null ? "static ****" : credentialsProvider != null ? "given provider" : "default")
-                    + ", queuePrefix=" + queuePrefix + ", publishTimeout=" + publishTimeout + ", maxMessageBytes="
-                    + maxMessageBytes + "]";
+                    + ", queuePrefix=" + current(SqsSettings.QUEUE_PREFIX) + ", publishTimeout="
+                    + current(SqsSettings.PUBLISH_TIMEOUT) + ", maxMessageBytes="
+                    + current(SqsSettings.MAX_MESSAGE_BYTES) + "]";
+        }
+
+        /** @return the value given for a setting, or its default: unchecked, for {@link #toString()} */
+        private <T> T current(Setting<T> setting) {
+            return Objects.requireNonNullElse(values.given(setting), setting.defaultValue());
         }
     }
 }

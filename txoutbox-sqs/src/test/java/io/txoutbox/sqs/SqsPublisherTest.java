@@ -287,12 +287,12 @@ class SqsPublisherTest {
                 .isInstanceOf(OutboxValidationException.class)
                 .hasMessage("SqsPublisher.Builder: give either client or region/endpoint/credentials, not both");
         assertThatThrownBy(() -> ElasticMq.direct().maxMessageBytes(2_000_000).build())
-                .hasMessage("SqsPublisher.Builder.maxMessageBytes is 2000000; SQS allows 1,024 to 1048576 bytes");
+                .hasMessage("SqsPublisher.Builder.maxMessageBytes is 2000000; it must be between 1024 and 1048576");
         assertThatThrownBy(
                         () -> ElasticMq.direct().publishTimeout(Duration.ZERO).build())
-                .hasMessage("SqsPublisher.Builder.publishTimeout must be positive, not PT0S");
+                .hasMessage("SqsPublisher.Builder.publishTimeout is 0s; it must be positive");
         assertThatThrownBy(() -> ElasticMq.direct().queuePrefix("prod.").build())
-                .hasMessageStartingWith("SqsPublisher.Builder.queuePrefix 'prod.' cannot start a queue name");
+                .hasMessageStartingWith("SqsPublisher.Builder.queuePrefix is 'prod.'; it must start a queue name");
         assertThatThrownBy(() -> ElasticMq.direct().credentials("key", " ").build())
                 .hasMessage("SqsPublisher.Builder.credentials needs a non-blank access key id and secret key");
         assertThatThrownBy(
