@@ -1,6 +1,9 @@
 package io.txoutbox.jms;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.Setting;
+import io.txoutbox.settings.SettingValues;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
@@ -20,7 +23,10 @@ import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -98,20 +104,20 @@ public final class JmsPublisher implements Publisher {
     private long reconnectMillis = FIRST_RECONNECT_MILLIS; // connector thread only
     private boolean failing; // connector thread only
 
-    private JmsPublisher(Builder b, Router router) {
+    private JmsPublisher(Builder b, JmsSettings settings, Router router) {
         this.factory = b.connectionFactory;
         this.username = b.username;
         this.password = b.password;
-        this.destinationType = b.destinationType;
+        this.destinationType = settings.destinationType();
         this.router = router;
-        this.publishTimeout = b.publishTimeout;
-        this.asyncSend = b.asyncSend;
+        this.publishTimeout = settings.publishTimeout();
+        this.asyncSend = settings.asyncSend();
         this.description = "JmsPublisher[" + factory.getClass().getName()
                 + (username == null ? "" : ", user=" + username + ", password=****")
-                + ", destinationType=" + destinationType + ", sessions=" + b.sessions + ", asyncSend=" + b.asyncSend
-                + ", publishTimeout=" + publishTimeout.toMillis() + " ms]";
+                + ", destinationType=" + destinationType + ", sessions=" + settings.sessions() + ", asyncSend="
+                + asyncSend + ", publishTimeout=" + publishTimeout.toMillis() + " ms]";
         String prefix = PublisherThreads.prefix("jms");
-        this.lanes = new ExecutorService[b.sessions];
+        this.lanes = new ExecutorService[settings.sessions()];
         for (int i = 0; i < lanes.length; i++) {
             String name = prefix + "lane-" + (i + 1);
             lanes[i] = Executors.newSingleThreadExecutor(r -> PublisherThreads.daemon(r, name));
@@ -508,10 +514,12 @@ public final class JmsPublisher implements Publisher {
         private ConnectionFactory connectionFactory;
         private String username;
         private String password;
-        private DestinationType destinationType = DestinationType.QUEUE;
-        private Duration publishTimeout = Duration.ofSeconds(5);
-        private int sessions = 4;
-        private boolean asyncSend;
+        /** The settings given, checked at {@link #build()}: {@link JmsSettings#SETTINGS}. */
+        private final SettingValues values = new SettingValues();
+        /** How a refusal names a setting: in Java, or as {@link #settings(JmsSettings)} was given them. */
+        private Spelling spelling = JmsSettings.JAVA;
+        /** Settings customized in Java after {@link #settings(JmsSettings)}, named in Java. */
+        private final Map<Setting<?>, String> setInJava = new HashMap<>();
 
         private Builder() {}
 
@@ -538,32 +546,31 @@ public final class JmsPublisher implements Publisher {
 
         /**
          * @param destinationType what a bare route names (default {@link DestinationType#QUEUE}); a route
-         *     {@code queue://name} or {@code topic://name} says it itself
+         *     {@code queue://name} or {@code topic://name} says it itself; {@code null} for the default:
+         *     {@link JmsSettings#DESTINATION_TYPE}
          * @return this builder
          */
         public Builder destinationType(DestinationType destinationType) {
-            this.destinationType = destinationType;
-            return this;
+            return set(JmsSettings.DESTINATION_TYPE, destinationType);
         }
 
         /**
-         * @param publishTimeout how long a batch waits for its confirmations (default 5 s); then every
-         *     unconfirmed event is a retry. Keep it below the relay's publish timeout.
+         * @param publishTimeout how long a batch waits for its confirmations (default 5 s, at most 10
+         *     minutes); then every unconfirmed event is a retry. Keep it below the relay's publish timeout.
+         *     {@code null} for the default: {@link JmsSettings#PUBLISH_TIMEOUT}
          * @return this builder
          */
         public Builder publishTimeout(Duration publishTimeout) {
-            this.publishTimeout = publishTimeout;
-            return this;
+            return set(JmsSettings.PUBLISH_TIMEOUT, publishTimeout);
         }
 
         /**
          * @param sessions how many lanes send in parallel, each a thread with its own session and
-         *     producer (default 4, at most 64)
+         *     producer (default 4, 1 to 64): {@link JmsSettings#SESSIONS}
          * @return this builder
          */
         public Builder sessions(int sessions) {
-            this.sessions = sessions;
-            return this;
+            return set(JmsSettings.SESSIONS, sessions);
         }
 
         /**
@@ -574,19 +581,52 @@ public final class JmsPublisher implements Publisher {
          * therefore refuses). The publisher falls back to synchronous sends if the provider does not
          * support asynchronous ones.
          *
-         * @param asyncSend whether to send asynchronously
+         * @param asyncSend whether to send asynchronously: {@link JmsSettings#ASYNC_SEND}
          * @return this builder
          */
         public Builder asyncSend(boolean asyncSend) {
-            this.asyncSend = asyncSend;
+            return set(JmsSettings.ASYNC_SEND, asyncSend);
+        }
+
+        /**
+         * Sets every setting of a checked value, as a front end does that read and checked them itself
+         * (naming a refused setting in its own spelling, which {@link #build()} keeps), before customizations
+         * in Java, which are named in Java.
+         *
+         * @param settings the settings
+         * @return this builder
+         */
+        public Builder settings(JmsSettings settings) {
+            values.setAll(settings.given());
+            spelling = settings.spelling();
+            setInJava.clear();
+            return this;
+        }
+
+        /**
+         * Sets one setting through its descriptor; the typed setters do the same.
+         *
+         * @param setting one of {@link JmsSettings#SETTINGS}
+         * @param value its value; {@code null} for its default
+         * @param <T> its type
+         * @return this builder
+         * @throws IllegalArgumentException when {@code setting} is not a setting of a JMS publisher
+         */
+        public <T> Builder set(Setting<T> setting, T value) {
+            if (!JmsSettings.SETTINGS.contains(setting)) {
+                throw new IllegalArgumentException("'" + setting + "' is not a setting of a JMS publisher");
+            }
+            values.set(setting, value);
+            setInJava.put(setting, JmsSettings.JAVA.of(setting));
             return this;
         }
 
         /**
          * @return the publisher, connected if the provider answered within {@code publishTimeout}; if not,
          *     it keeps connecting in the background and its batches are retries until it succeeds
-         * @throws OutboxValidationException naming the setting and the value that is missing, out of
-         *     range or contradicts another
+         * @throws OutboxValidationException naming a setting of {@link JmsSettings} that is out of its
+         *     limits, as it was given (in Java, {@code JmsPublisher.Builder.sessions}), or naming in Java the
+         *     factory, the credentials, the router or an {@code asyncSend} the factory does not support
          */
         public JmsPublisher build() {
             require(
@@ -594,24 +634,14 @@ public final class JmsPublisher implements Publisher {
                     "JmsPublisher.Builder.connectionFactory",
                     null,
                     "JmsPublisher.Builder.connectionFactory is required");
-            require(
-                    destinationType != null,
-                    "JmsPublisher.Builder.destinationType",
-                    null,
-                    "JmsPublisher.Builder.destinationType is null");
+            JmsSettings settings = JmsSettings.of(values, spelling.except(setInJava));
             require(router() != null, "JmsPublisher.Builder.router", null, "JmsPublisher.Builder.router is null");
-            Settings.checkTimeout(publishTimeout, "JmsPublisher.Builder.publishTimeout");
-            require(
-                    sessions >= 1 && sessions <= 64,
-                    "JmsPublisher.Builder.sessions",
-                    "1-64",
-                    "JmsPublisher.Builder.sessions is " + sessions + "; allowed 1-64");
             require(
                     (username == null) == (password == null) && (username == null || !username.isBlank()),
                     "JmsPublisher.Builder.credentials",
                     null,
                     "JmsPublisher.Builder.credentials needs a non-blank user and a password");
-            if (asyncSend) {
+            if (settings.asyncSend()) {
                 Integer window = artemisConfirmationWindow(connectionFactory);
                 require(
                         window == null || window > 0,
@@ -622,10 +652,10 @@ public final class JmsPublisher implements Publisher {
                                 + " (it is " + window + "); set it, for example ?confirmationWindowSize=1048576,"
                                 + " or send synchronously");
             }
-            JmsPublisher publisher = new JmsPublisher(this, router());
+            JmsPublisher publisher = new JmsPublisher(this, settings, router());
             publisher.connector.execute(publisher::connect);
             try {
-                publisher.firstAttempt.await(publishTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                publisher.firstAttempt.await(settings.publishTimeout().toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -661,9 +691,15 @@ public final class JmsPublisher implements Publisher {
                     + (connectionFactory == null
                             ? null
                             : connectionFactory.getClass().getName()) + ", user=" + username
-                    + ", password=" + (password == null ? null : "****") + ", destinationType=" + destinationType
-                    + ", sessions=" + sessions + ", asyncSend=" + asyncSend + ", publishTimeout=" + publishTimeout
-                    + "]";
+                    + ", password=" + (password == null ? null : "****") + ", destinationType="
+                    + given(JmsSettings.DESTINATION_TYPE) + ", sessions=" + given(JmsSettings.SESSIONS)
+                    + ", asyncSend=" + given(JmsSettings.ASYNC_SEND) + ", publishTimeout="
+                    + given(JmsSettings.PUBLISH_TIMEOUT) + "]";
+        }
+
+        /** @return the value given, not yet checked, or the default */
+        private <T> T given(Setting<T> setting) {
+            return Objects.requireNonNullElse(values.given(setting), setting.defaultValue());
         }
     }
 }

@@ -229,9 +229,9 @@ class JmsPublisherTest {
                 .isInstanceOf(OutboxValidationException.class)
                 .hasMessage("JmsPublisher.Builder.connectionFactory is required");
         assertThatThrownBy(() -> direct().sessions(0).build())
-                .hasMessage("JmsPublisher.Builder.sessions is 0; allowed 1-64");
+                .hasMessage("JmsPublisher.Builder.sessions is 0; it must be between 1 and 64");
         assertThatThrownBy(() -> direct().publishTimeout(Duration.ofSeconds(-1)).build())
-                .hasMessage("JmsPublisher.Builder.publishTimeout must be positive, not PT-1S");
+                .hasMessage("JmsPublisher.Builder.publishTimeout is PT-1S; it must be positive");
         assertThatThrownBy(() -> direct().credentials("app", null).build())
                 .hasMessage("JmsPublisher.Builder.credentials needs a non-blank user and a password");
         JmsPublisher.Builder builder = direct().credentials("app", "s3cr3t");

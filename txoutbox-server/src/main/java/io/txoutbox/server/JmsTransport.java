@@ -1,7 +1,10 @@
 package io.txoutbox.server;
 
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
 import io.txoutbox.jms.JmsPublisher;
+import io.txoutbox.jms.JmsSettings;
+import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
@@ -44,9 +47,12 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  *   #   class: com.ibm.mq.jakarta.jms.MQConnectionFactory
  *   #   properties: {hostName: mq, port: 1414, queueManager: QM1, channel: DEV.APP.SVRCONN, transportType: 1}
  * </pre>
+ *
+ * <p>{@code destination-type}, {@code sessions}, {@code async-send} and {@code publish-timeout} are the
+ * library's settings ({@link JmsSettings}), read through their descriptors and refused by its rules under
+ * their keys; the provider, the login and the routing are the server's to read.
  */
 final class JmsTransport {
-    private static final Duration DEFAULT_PUBLISH_TIMEOUT = Duration.ofSeconds(5);
     private static final Pattern CALL_TIMEOUT = Pattern.compile("(?i)[?&]callTimeout=");
     /** Property names whose values are never quoted, in errors or anywhere else. */
     private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(password|secret|token|credential|key).*");
@@ -92,17 +98,18 @@ final class JmsTransport {
         if (password != null && username == null) {
             throw new ConfigException(s.key("username"), "is required with password");
         }
-        JmsPublisher.DestinationType destinationType = destinationType(s);
+        JmsSettings checked;
+        try {
+            checked = JmsSettings.of(SettingReader.values(s, JmsSettings.SETTINGS), Spelling.keys(s.path()));
+        } catch (OutboxValidationException ex) {
+            throw ConfigException.refused(ex);
+        }
         String prefix = s.string("destination-prefix", null);
         Transports.Routing routing = Transports.Routing.parse(s, "destination");
         Router router = prefix == null ? routing.router() : routing.router().withPrefix(prefix);
-        Integer sessions = s.optionalInteger("sessions");
-        boolean asyncSend = s.bool("async-send", false);
-        Duration publishTimeout = s.duration("publish-timeout", null);
-        Duration callTimeout = publishTimeout != null ? publishTimeout : DEFAULT_PUBLISH_TIMEOUT;
         String key = s.path();
         String target = provider.describe() + (username == null ? "" : " as " + username);
-        // The bundled client's factory is made from broker-url; another provider's from connection-factory.
+        // The builder refuses only the factory (broker-url or connection-factory), login and async-send now.
         Transports.Keys keys = Transports.Keys.of(
                 s,
                 custom
@@ -113,23 +120,20 @@ final class JmsTransport {
             String describe() {
                 return "jms " + target + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
                         + routing.description() + ", bare names are "
-                        + destinationType.name().toLowerCase(Locale.ROOT)
-                        + "s" + (asyncSend ? ", asynchronous sends" : "");
+                        + checked.destinationType().name().toLowerCase(Locale.ROOT)
+                        + "s" + (checked.asyncSend() ? ", asynchronous sends" : "");
             }
 
             @Override
             Publisher open() {
-                ConnectionFactory factory = provider.factory(callTimeout);
+                ConnectionFactory factory = provider.factory(checked.publishTimeout());
                 JmsPublisher.Builder b = JmsPublisher.builder()
                         .connectionFactory(factory)
-                        .destinationType(destinationType)
-                        .router(router)
-                        .asyncSend(asyncSend);
+                        .settings(checked)
+                        .router(router);
                 if (username != null) {
                     b.credentials(username, password.value());
                 }
-                ConfigNode.ifGiven(sessions, b::sessions);
-                ConfigNode.ifGiven(publishTimeout, b::publishTimeout);
                 JmsPublisher publisher;
                 try {
                     publisher = b.build();
@@ -206,16 +210,6 @@ final class JmsTransport {
                     c.close();
                 }
             }
-        };
-    }
-
-    private static JmsPublisher.DestinationType destinationType(ConfigNode s) {
-        String text = s.string("destination-type", "queue");
-        return switch (text.strip().toLowerCase(Locale.ROOT)) {
-            case "queue" -> JmsPublisher.DestinationType.QUEUE;
-            case "topic" -> JmsPublisher.DestinationType.TOPIC;
-            default ->
-                throw new ConfigException(s.key("destination-type"), "expected queue or topic, got '" + text + "'");
         };
     }
 

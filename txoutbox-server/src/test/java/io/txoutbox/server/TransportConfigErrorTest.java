@@ -70,8 +70,8 @@ class TransportConfigErrorTest {
             jms unknown key         | jms: {broker-url: 'tcp://h:61616', destination_type: topic}   | transport.jms.destination_type: unknown key
             jms bad url             | jms: {broker-url: 'nope://h:61616'}                           | transport.jms.broker-url: 'nope://h:61616' is not an ActiveMQ Artemis URL (tcp://host:61616, (tcp://a:61616,tcp://b:61616)?ha=true, ...): Schema nope not found
             jms wrong type          | jms: {broker-url: 'tcp://h:61616', sessions: many}            | transport.jms.sessions: expected an integer, got 'many'
-            jms bad destination type | jms: {broker-url: 'tcp://h:61616', destination-type: mailbox} | transport.jms.destination-type: expected queue or topic, got 'mailbox'
-            jms refused sessions    | jms: {broker-url: 'tcp://h:61616', sessions: 100}             | transport.jms.sessions: JmsPublisher.Builder.sessions is 100; allowed 1-64
+            jms bad destination type | jms: {broker-url: 'tcp://h:61616', destination-type: mailbox} | transport.jms.destination-type: expected one of queue, topic, got 'mailbox'
+            jms refused sessions    | jms: {broker-url: 'tcp://h:61616', sessions: 100}             | transport.jms.sessions: is 100; it must be between 1 and 64
             jms refused async send  | jms: {broker-url: 'tcp://h:61616', async-send: true}          | transport.jms.async-send: JmsPublisher.Builder.asyncSend: ActiveMQ Artemis completes asynchronous sends
             jms half login          | jms: {broker-url: 'tcp://h:61616', username: relay}           | transport.jms.password: is required with username
             jms two providers       | jms: {broker-url: 'tcp://h:61616', connection-factory: {class: x.Y}} | transport.jms.connection-factory: give broker-url (ActiveMQ Artemis, bundled) or connection-factory
