@@ -42,18 +42,6 @@ import javax.sql.DataSource;
  */
 public interface Outbox extends AutoCloseable {
 
-    /** The default payload cap: 1 MiB. */
-    int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
-
-    /** The largest payload cap that can be configured: 64 MiB. */
-    int MAX_PAYLOAD_BYTES_LIMIT = 64 * 1024 * 1024;
-
-    /** The default coalescing window of after-commit notifications: 2 ms. */
-    Duration DEFAULT_NOTIFY_WINDOW = Duration.ofMillis(2);
-
-    /** The longest coalescing window of after-commit notifications: 1 s. */
-    Duration MAX_NOTIFY_WINDOW = Duration.ofSeconds(1);
-
     /**
      * @param dataSource the application's data source: the table lives there, and relays and the
      *     operations API borrow connections from it (append never does)
@@ -195,8 +183,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder table(String table) {
-            set(OutboxSettings.TABLE, table);
-            return this;
+            return set(OutboxSettings.TABLE, table);
         }
 
         /**
@@ -242,8 +229,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder maxPayloadBytes(int maxPayloadBytes) {
-            set(OutboxSettings.MAX_PAYLOAD_BYTES, maxPayloadBytes);
-            return this;
+            return set(OutboxSettings.MAX_PAYLOAD_BYTES, maxPayloadBytes);
         }
 
         /**
@@ -257,8 +243,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder ordered(DeadHeadPolicy deadHead) {
-            set(OutboxSettings.ORDERED, Objects.requireNonNull(deadHead, "deadHead"));
-            return this;
+            return set(OutboxSettings.ORDERED, Objects.requireNonNull(deadHead, "deadHead"));
         }
 
         /**
@@ -276,8 +261,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder changeDataCapture(boolean changeDataCapture) {
-            set(OutboxSettings.CHANGE_DATA_CAPTURE, changeDataCapture);
-            return this;
+            return set(OutboxSettings.CHANGE_DATA_CAPTURE, changeDataCapture);
         }
 
         /**
@@ -290,8 +274,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder publishedPartitions(Duration width) {
-            set(OutboxSettings.PUBLISHED_PARTITIONS, width);
-            return this;
+            return set(OutboxSettings.PUBLISHED_PARTITIONS, width);
         }
 
         /**
@@ -305,8 +288,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder fairClaims(ClaimFairness fairness) {
-            set(OutboxSettings.FAIR_CLAIMS, fairness);
-            return this;
+            return set(OutboxSettings.FAIR_CLAIMS, fairness);
         }
 
         /**
@@ -315,8 +297,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder createSchemaIfMissing(boolean create) {
-            set(OutboxSettings.CREATE_SCHEMA, create);
-            return this;
+            return set(OutboxSettings.CREATE_SCHEMA, create);
         }
 
         /**
@@ -324,8 +305,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder validateSchema(boolean validate) {
-            set(OutboxSettings.VALIDATE_SCHEMA, validate);
-            return this;
+            return set(OutboxSettings.VALIDATE_SCHEMA, validate);
         }
 
         /**
@@ -337,8 +317,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder notifyAfterCommit(boolean notify) {
-            set(OutboxSettings.NOTIFY_AFTER_COMMIT, notify);
-            return this;
+            return set(OutboxSettings.NOTIFY_AFTER_COMMIT, notify);
         }
 
         /**
@@ -350,8 +329,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder notifyWindow(Duration window) {
-            set(OutboxSettings.NOTIFY_WINDOW, window);
-            return this;
+            return set(OutboxSettings.NOTIFY_WINDOW, window);
         }
 
         /**
@@ -366,8 +344,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder foreignWriterWakeups(boolean wakeups) {
-            set(OutboxSettings.FOREIGN_WRITER_WAKEUPS, wakeups);
-            return this;
+            return set(OutboxSettings.FOREIGN_WRITER_WAKEUPS, wakeups);
         }
 
         /**

@@ -31,8 +31,8 @@ public final class OutboxSettings {
 
     /** The largest payload accepted at append. */
     public static final Setting<Integer> MAX_PAYLOAD_BYTES = Setting.builder("maxPayloadBytes", Integer.class)
-            .defaultValue(Outbox.DEFAULT_MAX_PAYLOAD_BYTES)
-            .between(1, Outbox.MAX_PAYLOAD_BYTES_LIMIT)
+            .defaultValue(1024 * 1024)
+            .between(1, 64 * 1024 * 1024)
             .doc("The largest payload accepted at append, in bytes (at most 64 MiB).")
             .build();
 
@@ -59,8 +59,8 @@ public final class OutboxSettings {
 
     /** The coalescing window of after-commit notifications. */
     public static final Setting<Duration> NOTIFY_WINDOW = Setting.builder("notifyWindow", Duration.class)
-            .defaultValue(Outbox.DEFAULT_NOTIFY_WINDOW)
-            .notNegativeUpTo(Outbox.MAX_NOTIFY_WINDOW)
+            .defaultValue(Duration.ofMillis(2))
+            .notNegativeUpTo(Duration.ofSeconds(1))
             .doc("At most one after-commit notification per table per window, the first at once; widening to"
                     + " 10ms while commits come at one or more per millisecond; 0 sends one per commit.")
             .build();

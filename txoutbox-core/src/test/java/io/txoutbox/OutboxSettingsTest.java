@@ -82,8 +82,8 @@ class OutboxSettingsTest {
     void the_defaults_are_the_outboxs() {
         OutboxSettings d = OutboxSettings.of(new SettingValues(), OutboxTable.Columns.DEFAULT, null, SPRING);
         assertThat(d.table().qualifiedName()).isEqualTo(OutboxTable.DEFAULT_NAME);
-        assertThat(d.maxPayloadBytes()).isEqualTo(Outbox.DEFAULT_MAX_PAYLOAD_BYTES);
-        assertThat(d.notifyWindow()).isEqualTo(Outbox.DEFAULT_NOTIFY_WINDOW);
+        assertThat(d.maxPayloadBytes()).isEqualTo(1024 * 1024);
+        assertThat(d.notifyWindow()).isEqualTo(Duration.ofMillis(2));
         assertThat(d.validateSchema()).isTrue();
         assertThat(d.ordered()).isNull();
         assertThatThrownBy(() -> Outbox.builder(null).set(io.txoutbox.relay.RelaySettings.BATCH_SIZE, 1))
