@@ -1,6 +1,12 @@
 package io.txoutbox.settings;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The documentation's configuration tables, generated from the descriptors: a Markdown table of the
@@ -48,6 +54,33 @@ public final class SettingsTable {
             throw new IllegalArgumentException("the document has no markers " + open.strip() + " ... " + close);
         }
         return document.substring(0, from + open.length()) + table + document.substring(to);
+    }
+
+    /**
+     * Checks a document's generated tables against the descriptors, and rewrites the stale ones on request:
+     * what the build's tests of the READMEs call.
+     *
+     * @param document a Markdown document with markers ({@link #replace})
+     * @param tables each table by the name between its markers, in any order
+     * @param rewrite write the document with the tables in place when one is stale
+     * @return whether every table was current (a rewrite still answers {@code false}, so that the run
+     *     that rewrote a document says so)
+     * @throws IOException when the document cannot be read or written
+     * @throws IllegalArgumentException when a table's markers are missing
+     */
+    public static boolean current(Path document, Map<String, String> tables, boolean rewrite) throws IOException {
+        String doc = Files.readString(document, StandardCharsets.UTF_8);
+        String want = doc;
+        for (Map.Entry<String, String> t : new TreeMap<>(tables).entrySet()) {
+            want = replace(want, t.getKey(), t.getValue());
+        }
+        if (want.equals(doc)) {
+            return true;
+        }
+        if (rewrite) {
+            Files.writeString(document, want, StandardCharsets.UTF_8);
+        }
+        return false;
     }
 
     private static String cell(String text) {

@@ -4,11 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.txoutbox.OutboxValidationException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SettingTest {
     private static final Setting<Integer> SIZE = Setting.builder("batchSize", Integer.class)
@@ -107,6 +111,20 @@ class SettingTest {
     void a_text_is_quoted_with_control_characters_escaped_and_cut() {
         assertThat(Setting.show("a\nb\u0000c\ud800")).isEqualTo("'a\\nb\\u0000c\\ud800'");
         assertThat(Setting.show("x".repeat(200))).isEqualTo("'" + "x".repeat(80) + "' (200 characters)");
+    }
+
+    @Test
+    void a_stale_table_is_reported_and_rewritten_only_on_request(@TempDir Path dir) throws IOException {
+        Path doc = dir.resolve("README.md");
+        Files.writeString(doc, "a\n<!-- settings:relay -->\nold\n<!-- /settings:relay -->\nb");
+        Map<String, String> tables = Map.of("relay", "new\n");
+        assertThat(SettingsTable.current(doc, tables, false)).isFalse();
+        assertThat(Files.readString(doc)).as("not rewritten").contains("old");
+        assertThat(SettingsTable.current(doc, tables, true))
+                .as("the rewriting run still fails")
+                .isFalse();
+        assertThat(SettingsTable.current(doc, tables, false)).isTrue();
+        assertThat(Files.readString(doc)).isEqualTo("a\n<!-- settings:relay -->\nnew\n<!-- /settings:relay -->\nb");
     }
 
     @Test

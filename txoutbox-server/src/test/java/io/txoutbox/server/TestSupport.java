@@ -75,6 +75,29 @@ public final class TestSupport {
             """.formatted(TOKEN);
 
     /**
+     * @param transport a transport and its keys, as YAML under {@code transport:} ({@code "sqs:\n  region:
+     *     eu-west-1"})
+     * @return a configuration with one source on the local PostgreSQL (its table never created) and one route
+     *     of every event type to that transport, for the tests that read a transport's settings
+     */
+    static String oneRoute(String transport) {
+        return HEAD + """
+                  - name: orders
+                    jdbc-url: %s
+                    user: %s
+                    table: srv_never_created
+                    routes:
+                      - types: ["*"]
+                        transport:
+                """.formatted(PG_URL, PG_USER) + transport.indent(10);
+    }
+
+    /** @return the configuration, with no environment */
+    static ServerConfig parse(String yaml) {
+        return ConfigLoader.parse(yaml, k -> null);
+    }
+
+    /**
      * @return a source on the local PostgreSQL that creates its table and polls often, for the broker tests;
      *     its {@code routes:} follow
      */
