@@ -74,7 +74,7 @@ final class OneStatementClaims extends Claims {
             ClaimCursor.Start start =
                     !keyset ? ClaimCursor.Start.BOTTOM : beside ? cursors.aheadFor(owner) : cursors.startFor(owner);
             long started = System.nanoTime();
-            ClaimCursor.Tracker tracker = new ClaimCursor.Tracker(bind);
+            PositionTracker tracker = new PositionTracker(bind);
             List<ClaimedRows.Row> claimed =
                     claim(c, start.position(), tracker, owner, limit, maxBytes, maxAttempts, lease, now);
             boolean rescan = start.from() == ClaimCursor.From.BOTTOM || start.from() == ClaimCursor.From.FLOOR;
@@ -111,7 +111,7 @@ final class OneStatementClaims extends Claims {
                     ClaimResult batch = jdbc.autocommit("claim", c -> {
                         ClaimCursor.Start start = cursors.rescanFor(owner);
                         long started = System.nanoTime();
-                        ClaimCursor.Tracker tracker = new ClaimCursor.Tracker(bind);
+                        PositionTracker tracker = new PositionTracker(bind);
                         List<ClaimedRows.Row> claimed =
                                 claim(c, start.position(), tracker, owner, limit, maxBytes, maxAttempts, lease, now);
                         cursors.rescanned(
@@ -144,7 +144,7 @@ final class OneStatementClaims extends Claims {
     private List<ClaimedRows.Row> claim(
             Connection c,
             ClaimCursor.Position from,
-            ClaimCursor.Tracker tracker,
+            PositionTracker tracker,
             String owner,
             int limit,
             long maxBytes,
