@@ -2,17 +2,14 @@ package io.txoutbox;
 
 import io.txoutbox.jdbc.JdbcBackend;
 import io.txoutbox.relay.Relay;
+import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
-import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.OutboxStore;
 import io.txoutbox.spi.Publisher;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Supplier;
@@ -162,11 +159,9 @@ public interface Outbox extends AutoCloseable {
     /** Builds an {@link Outbox}; every setting is checked at {@link #build()}. */
     final class Builder {
         final DataSource dataSource;
-        private final SettingValues values = new SettingValues();
-        /** How the settings given through {@link #settings(OutboxSettings)} were spelled where they were given. */
-        private Spelling spelling = OutboxSettings.JAVA;
-        /** The settings set in Java after {@link #settings(OutboxSettings)}: named in Java. */
-        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+        /** The settings given, checked at {@link #build()}, and how a refusal names each. */
+        private final GivenSettings given =
+                new GivenSettings(OutboxSettings.SETTINGS, OutboxSettings.JAVA, "an outbox");
 
         private OutboxTable.Columns columns = OutboxTable.Columns.DEFAULT;
         private Dialect dialect;
@@ -367,10 +362,8 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public Builder settings(OutboxSettings settings) {
-            values.setAll(settings.given());
             columns = settings.table().columns();
-            spelling = settings.spelling();
-            setInJava.clear();
+            given.adopt(settings.given(), settings.spelling());
             return this;
         }
 
@@ -384,11 +377,7 @@ public interface Outbox extends AutoCloseable {
          * @return this builder
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            if (!OutboxSettings.SETTINGS.contains(setting)) {
-                throw new IllegalArgumentException("'" + setting + "' is not a setting of an outbox");
-            }
-            values.set(setting, value);
-            setInJava.put(setting, OutboxSettings.JAVA.of(setting));
+            given.set(setting, value);
             return this;
         }
 
@@ -405,7 +394,7 @@ public interface Outbox extends AutoCloseable {
         }
 
         private OutboxSettings checked(Dialect known) {
-            return OutboxSettings.of(values, columns, known, spelling.except(setInJava));
+            return OutboxSettings.of(given.values(), columns, known, given.spelling());
         }
 
         /**

@@ -1,9 +1,8 @@
 package io.txoutbox.jms;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
-import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
@@ -23,9 +22,7 @@ import jakarta.jms.JMSRuntimeException;
 import jakarta.jms.Message;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -514,12 +511,9 @@ public final class JmsPublisher implements Publisher {
         private ConnectionFactory connectionFactory;
         private String username;
         private String password;
-        /** The settings given, checked at {@link #build()}: {@link JmsSettings#SETTINGS}. */
-        private final SettingValues values = new SettingValues();
-        /** How a refusal names a setting: in Java, or as {@link #settings(JmsSettings)} was given them. */
-        private Spelling spelling = JmsSettings.JAVA;
-        /** Settings customized in Java after {@link #settings(JmsSettings)}, named in Java. */
-        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+        /** The settings given, checked at {@link #build()}, and how a refusal names each. */
+        private final GivenSettings given =
+                new GivenSettings(JmsSettings.SETTINGS, JmsSettings.JAVA, "a JMS publisher");
 
         private Builder() {}
 
@@ -597,9 +591,7 @@ public final class JmsPublisher implements Publisher {
          * @return this builder
          */
         public Builder settings(JmsSettings settings) {
-            values.setAll(settings.given());
-            spelling = settings.spelling();
-            setInJava.clear();
+            given.adopt(settings.given(), settings.spelling());
             return this;
         }
 
@@ -613,11 +605,7 @@ public final class JmsPublisher implements Publisher {
          * @throws IllegalArgumentException when {@code setting} is not a setting of a JMS publisher
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            if (!JmsSettings.SETTINGS.contains(setting)) {
-                throw new IllegalArgumentException("'" + setting + "' is not a setting of a JMS publisher");
-            }
-            values.set(setting, value);
-            setInJava.put(setting, JmsSettings.JAVA.of(setting));
+            given.set(setting, value);
             return this;
         }
 
@@ -634,7 +622,7 @@ public final class JmsPublisher implements Publisher {
                     "JmsPublisher.Builder.connectionFactory",
                     null,
                     "JmsPublisher.Builder.connectionFactory is required");
-            JmsSettings settings = JmsSettings.of(values, spelling.except(setInJava));
+            JmsSettings settings = JmsSettings.of(given.values(), given.spelling());
             require(router() != null, "JmsPublisher.Builder.router", null, "JmsPublisher.Builder.router is null");
             require(
                     (username == null) == (password == null) && (username == null || !username.isBlank()),
@@ -699,7 +687,7 @@ public final class JmsPublisher implements Publisher {
 
         /** @return the value given, not yet checked, or the default */
         private <T> T given(Setting<T> setting) {
-            return Objects.requireNonNullElse(values.given(setting), setting.defaultValue());
+            return Objects.requireNonNullElse(given.values().given(setting), setting.defaultValue());
         }
     }
 }

@@ -2,9 +2,8 @@ package io.txoutbox.kafka;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
-import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
@@ -17,7 +16,6 @@ import io.txoutbox.transport.PublisherThreads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -353,12 +351,9 @@ public final class KafkaPublisher implements Publisher {
         private final Map<String, Object> properties = new LinkedHashMap<>();
         private Producer<byte[], byte[]> producer;
         private CloudEventsMapping cloudEvents;
-        /** The settings given, checked at {@link #build()}: {@link KafkaSettings#SETTINGS}. */
-        private final SettingValues values = new SettingValues();
-        /** How a refusal names a setting: in Java, or as {@link #settings(KafkaSettings)} was given them. */
-        private Spelling spelling = KafkaSettings.JAVA;
-        /** Settings customized in Java after {@link #settings(KafkaSettings)}, named in Java. */
-        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+        /** The settings given, checked at {@link #build()}, and how a refusal names each. */
+        private final GivenSettings given =
+                new GivenSettings(KafkaSettings.SETTINGS, KafkaSettings.JAVA, "a Kafka publisher");
 
         private Builder() {}
 
@@ -455,9 +450,7 @@ public final class KafkaPublisher implements Publisher {
          * @return this builder
          */
         public Builder settings(KafkaSettings settings) {
-            values.setAll(settings.given());
-            spelling = settings.spelling();
-            setInJava.clear();
+            given.adopt(settings.given(), settings.spelling());
             return this;
         }
 
@@ -471,11 +464,7 @@ public final class KafkaPublisher implements Publisher {
          * @throws IllegalArgumentException when {@code setting} is not a setting of a Kafka publisher
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            if (!KafkaSettings.SETTINGS.contains(setting)) {
-                throw new IllegalArgumentException("'" + setting + "' is not a setting of a Kafka publisher");
-            }
-            values.set(setting, value);
-            setInJava.put(setting, KafkaSettings.JAVA.of(setting));
+            given.set(setting, value);
             return this;
         }
 
@@ -524,12 +513,12 @@ public final class KafkaPublisher implements Publisher {
                         "KafkaPublisher.cloudEvents",
                         "KafkaPublisher.cloudEvents needs io.cloudevents:cloudevents-kafka on the class path");
             }
-            KafkaSettings settings = KafkaSettings.of(values, spelling.except(setInJava));
+            KafkaSettings settings = KafkaSettings.of(given.values(), given.spelling());
             if (producer != null) {
                 if (bootstrapServers != null
                         || !properties.isEmpty()
-                        || values.isSet(KafkaSettings.REQUEST_TIMEOUT)
-                        || values.isSet(KafkaSettings.DELIVERY_TIMEOUT)) {
+                        || given.values().isSet(KafkaSettings.REQUEST_TIMEOUT)
+                        || given.values().isSet(KafkaSettings.DELIVERY_TIMEOUT)) {
                     throw invalid(
                             "KafkaPublisher.producer",
                             "KafkaPublisher.producer is given, so bootstrapServers, producerProperties,"

@@ -11,16 +11,14 @@ import io.micrometer.core.instrument.Timer;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxStats;
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
-import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.RelayListener;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -324,9 +322,9 @@ public final class OutboxMetrics implements AutoCloseable {
         final Outbox outbox;
         final MeterRegistry registry;
         Tags tags = Tags.empty();
-        private final SettingValues values = new SettingValues();
-        private Spelling spelling = MetricsSettings.JAVA;
-        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+        /** The settings given, checked at {@link #build()}, and how a refusal names each. */
+        private final GivenSettings given =
+                new GivenSettings(MetricsSettings.SETTINGS, MetricsSettings.JAVA, "the meters");
 
         private Builder(Outbox outbox, MeterRegistry registry) {
             this.outbox = outbox;
@@ -398,9 +396,7 @@ public final class OutboxMetrics implements AutoCloseable {
          * @return this builder
          */
         public Builder settings(MetricsSettings settings) {
-            values.setAll(settings.given());
-            spelling = settings.spelling();
-            setInJava.clear();
+            given.adopt(settings.given(), settings.spelling());
             return this;
         }
 
@@ -413,11 +409,7 @@ public final class OutboxMetrics implements AutoCloseable {
          * @return this builder
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            if (!MetricsSettings.SETTINGS.contains(setting)) {
-                throw new IllegalArgumentException("'" + setting + "' is not a setting of the meters");
-            }
-            values.set(setting, value);
-            setInJava.put(setting, MetricsSettings.JAVA.of(setting));
+            given.set(setting, value);
             return this;
         }
 
@@ -436,7 +428,7 @@ public final class OutboxMetrics implements AutoCloseable {
                 throw new OutboxValidationException(
                         "OutboxMetrics.Builder.registry", null, "OutboxMetrics.Builder.registry is missing");
             }
-            MetricsSettings settings = MetricsSettings.of(values, spelling.except(setInJava));
+            MetricsSettings settings = MetricsSettings.of(given.values(), given.spelling());
             return new OutboxMetrics(this, settings);
         }
     }

@@ -2,9 +2,8 @@ package io.txoutbox.mqtt;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
-import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
@@ -17,10 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -226,12 +223,9 @@ public final class MqttPublisher implements Publisher {
         private String username;
         private char[] password;
         private CloudEventsMapping cloudEvents;
-        /** The settings given, checked at {@link #build()}: {@link MqttSettings#SETTINGS}. */
-        private final SettingValues values = new SettingValues();
-        /** How a refusal names a setting: in Java, or as {@link #settings(MqttSettings)} was given them. */
-        private Spelling spelling = MqttSettings.JAVA;
-        /** Settings customized in Java after {@link #settings(MqttSettings)}, named in Java. */
-        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+        /** The settings given, checked at {@link #build()}, and how a refusal names each. */
+        private final GivenSettings given =
+                new GivenSettings(MqttSettings.SETTINGS, MqttSettings.JAVA, "an MQTT publisher");
 
         private Builder() {}
 
@@ -352,9 +346,7 @@ public final class MqttPublisher implements Publisher {
          * @return this builder
          */
         public Builder settings(MqttSettings settings) {
-            values.setAll(settings.given());
-            spelling = settings.spelling();
-            setInJava.clear();
+            given.adopt(settings.given(), settings.spelling());
             return this;
         }
 
@@ -368,11 +360,7 @@ public final class MqttPublisher implements Publisher {
          * @throws IllegalArgumentException when {@code setting} is not a setting of an MQTT publisher
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            if (!MqttSettings.SETTINGS.contains(setting)) {
-                throw new IllegalArgumentException("'" + setting + "' is not a setting of an MQTT publisher");
-            }
-            values.set(setting, value);
-            setInJava.put(setting, MqttSettings.JAVA.of(setting));
+            given.set(setting, value);
             return this;
         }
 
@@ -389,7 +377,7 @@ public final class MqttPublisher implements Publisher {
             if (serverUri == null || serverUri.isBlank()) {
                 throw invalid("serverUri", null, "MqttPublisher.Builder.serverUri is missing");
             }
-            MqttSettings settings = MqttSettings.of(values, spelling.except(setInJava));
+            MqttSettings settings = MqttSettings.of(given.values(), given.spelling());
             int qos = settings.qos();
             Duration completionTimeout = settings.completionTimeout();
             Format format = settings.format();

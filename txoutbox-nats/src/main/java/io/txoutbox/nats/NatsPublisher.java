@@ -10,9 +10,8 @@ import io.nats.client.api.PublishAck;
 import io.nats.client.impl.Headers;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
-import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
@@ -29,7 +28,6 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -337,9 +335,10 @@ public final class NatsPublisher implements Publisher {
         private Options options;
         private Connection connection;
         private JetStreamOptions jetStreamOptions = JetStreamOptions.DEFAULT_JS_OPTIONS;
-        private final SettingValues values = new SettingValues();
-        private Spelling spelling = NatsSettings.JAVA;
-        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+        /** The settings given, checked at {@link #build()}, and how a refusal names each. */
+        private final GivenSettings given =
+                new GivenSettings(NatsSettings.SETTINGS, NatsSettings.JAVA, "a NATS publisher");
+
         private CloudEventsMapping cloudEvents;
 
         private Builder() {}
@@ -418,9 +417,7 @@ public final class NatsPublisher implements Publisher {
          * @return this builder
          */
         public Builder settings(NatsSettings settings) {
-            values.setAll(settings.given());
-            spelling = settings.spelling();
-            setInJava.clear();
+            given.adopt(settings.given(), settings.spelling());
             return this;
         }
 
@@ -434,11 +431,7 @@ public final class NatsPublisher implements Publisher {
          * @throws IllegalArgumentException when {@code setting} is not one of {@link NatsSettings#SETTINGS}
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            if (!NatsSettings.SETTINGS.contains(setting)) {
-                throw new IllegalArgumentException("'" + setting + "' is not a setting of a NATS publisher");
-            }
-            values.set(setting, value);
-            setInJava.put(setting, NatsSettings.JAVA.of(setting));
+            given.set(setting, value);
             return this;
         }
 
@@ -473,7 +466,7 @@ public final class NatsPublisher implements Publisher {
                     "NatsPublisher.Builder: give exactly one of server, options and connection, not " + sources);
             Settings.require(router() != null, "NatsPublisher.Builder.router is null");
             Settings.require(jetStreamOptions != null, "NatsPublisher.Builder.jetStreamOptions is null");
-            NatsSettings settings = NatsSettings.of(values, spelling.except(setInJava));
+            NatsSettings settings = NatsSettings.of(given.values(), given.spelling());
             Options resolved = options;
             if (server != null) {
                 try {

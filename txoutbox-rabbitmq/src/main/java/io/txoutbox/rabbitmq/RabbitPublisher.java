@@ -4,9 +4,8 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
-import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
@@ -19,9 +18,7 @@ import io.txoutbox.transport.Settings;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -260,12 +257,9 @@ public final class RabbitPublisher implements Publisher {
         private String username;
         private String password;
         private CloudEventsMapping cloudEvents;
-        /** The settings given, checked at {@link #build()}: {@link RabbitSettings#SETTINGS}. */
-        private final SettingValues values = new SettingValues();
-        /** How a refusal names a setting: in Java, or as {@link #settings(RabbitSettings)} was given them. */
-        private Spelling spelling = RabbitSettings.JAVA;
-        /** Settings customized in Java after {@link #settings(RabbitSettings)}, named in Java. */
-        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+        /** The settings given, checked at {@link #build()}, and how a refusal names each. */
+        private final GivenSettings given =
+                new GivenSettings(RabbitSettings.SETTINGS, RabbitSettings.JAVA, "a RabbitMQ publisher");
 
         private Builder() {}
 
@@ -363,9 +357,7 @@ public final class RabbitPublisher implements Publisher {
          * @return this builder
          */
         public Builder settings(RabbitSettings settings) {
-            values.setAll(settings.given());
-            spelling = settings.spelling();
-            setInJava.clear();
+            given.adopt(settings.given(), settings.spelling());
             return this;
         }
 
@@ -379,11 +371,7 @@ public final class RabbitPublisher implements Publisher {
          * @throws IllegalArgumentException when {@code setting} is not a setting of a RabbitMQ publisher
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            if (!RabbitSettings.SETTINGS.contains(setting)) {
-                throw new IllegalArgumentException("'" + setting + "' is not a setting of a RabbitMQ publisher");
-            }
-            values.set(setting, value);
-            setInJava.put(setting, RabbitSettings.JAVA.of(setting));
+            given.set(setting, value);
             return this;
         }
 
@@ -412,7 +400,7 @@ public final class RabbitPublisher implements Publisher {
          *     of range or contradicts another
          */
         public RabbitPublisher build() {
-            RabbitSettings settings = RabbitSettings.of(values, spelling.except(setInJava));
+            RabbitSettings settings = RabbitSettings.of(given.values(), given.spelling());
             Settings.require(router() != null, "RabbitPublisher.Builder.router is null");
             Duration confirmTimeout = settings.confirmTimeout();
             ConnectionFactory factory;
@@ -454,7 +442,7 @@ public final class RabbitPublisher implements Publisher {
             return "RabbitPublisher.Builder[host=" + host + ", port=" + port + ", virtualHost=" + virtualHost
                     + ", username=" + username + ", password=" + (password == null ? null : "****") + ", exchange="
                     + Objects.requireNonNullElse(
-                            values.given(RabbitSettings.EXCHANGE), RabbitSettings.EXCHANGE.defaultValue())
+                            given.values().given(RabbitSettings.EXCHANGE), RabbitSettings.EXCHANGE.defaultValue())
                     + "]";
         }
     }

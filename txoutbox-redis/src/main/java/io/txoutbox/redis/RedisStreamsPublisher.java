@@ -10,9 +10,8 @@ import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
-import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
@@ -25,7 +24,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -212,9 +210,9 @@ public final class RedisStreamsPublisher implements Publisher {
         private RedisURI redisUri;
         private RedisClient client;
         private StatefulRedisConnection<?, ?> connection;
-        private final SettingValues values = new SettingValues();
-        private Spelling spelling = RedisSettings.JAVA;
-        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+        /** The settings given, checked at {@link #build()}, and how a refusal names each. */
+        private final GivenSettings given =
+                new GivenSettings(RedisSettings.SETTINGS, RedisSettings.JAVA, "a Redis Streams publisher");
 
         private Builder() {}
 
@@ -303,9 +301,7 @@ public final class RedisStreamsPublisher implements Publisher {
          * @return this builder
          */
         public Builder settings(RedisSettings settings) {
-            values.setAll(settings.given());
-            spelling = settings.spelling();
-            setInJava.clear();
+            given.adopt(settings.given(), settings.spelling());
             return this;
         }
 
@@ -319,11 +315,7 @@ public final class RedisStreamsPublisher implements Publisher {
          * @throws IllegalArgumentException when {@code setting} is not a setting of a Redis Streams publisher
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            if (!RedisSettings.SETTINGS.contains(setting)) {
-                throw new IllegalArgumentException("'" + setting + "' is not a setting of a Redis Streams publisher");
-            }
-            values.set(setting, value);
-            setInJava.put(setting, RedisSettings.JAVA.of(setting));
+            given.set(setting, value);
             return this;
         }
 
@@ -339,7 +331,7 @@ public final class RedisStreamsPublisher implements Publisher {
             if (router() == null) {
                 throw invalid("router", null, "RedisStreamsPublisher.Builder.router is missing");
             }
-            RedisSettings settings = RedisSettings.of(values, spelling.except(setInJava));
+            RedisSettings settings = RedisSettings.of(given.values(), given.spelling());
             boolean hasUri = uri != null || redisUri != null;
             if (connection != null) {
                 if (hasUri || client != null) {

@@ -1,9 +1,8 @@
 package io.txoutbox.sqs;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
-import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
@@ -415,12 +414,9 @@ public final class SqsPublisher implements Publisher {
         private String accessKeyId;
         private String secretAccessKey;
         private AwsCredentialsProvider credentialsProvider;
-        /** The settings given, checked at {@link #build()}: {@link SqsSettings#SETTINGS}. */
-        private final SettingValues values = new SettingValues();
-        /** How a refusal names a setting: in Java, or as {@link #settings(SqsSettings)} was given them. */
-        private Spelling spelling = SqsSettings.JAVA;
-        /** Settings customized in Java after {@link #settings(SqsSettings)}, named in Java. */
-        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+        /** The settings given, checked at {@link #build()}, and how a refusal names each. */
+        private final GivenSettings given =
+                new GivenSettings(SqsSettings.SETTINGS, SqsSettings.JAVA, "an SQS publisher");
 
         private Builder() {}
 
@@ -529,9 +525,7 @@ public final class SqsPublisher implements Publisher {
          * @return this builder
          */
         public Builder settings(SqsSettings settings) {
-            values.setAll(settings.given());
-            spelling = settings.spelling();
-            setInJava.clear();
+            given.adopt(settings.given(), settings.spelling());
             return this;
         }
 
@@ -545,11 +539,7 @@ public final class SqsPublisher implements Publisher {
          * @throws IllegalArgumentException when {@code setting} is not a setting of an SQS publisher
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            if (!SqsSettings.SETTINGS.contains(setting)) {
-                throw new IllegalArgumentException("'" + setting + "' is not a setting of an SQS publisher");
-            }
-            values.set(setting, value);
-            setInJava.put(setting, SqsSettings.JAVA.of(setting));
+            given.set(setting, value);
             return this;
         }
 
@@ -560,7 +550,7 @@ public final class SqsPublisher implements Publisher {
          *     setting or the router that is missing, out of range or contradicts another
          */
         public SqsPublisher build() {
-            SqsSettings settings = SqsSettings.of(values, spelling.except(setInJava));
+            SqsSettings settings = SqsSettings.of(given.values(), given.spelling());
             require(router() != null, "SqsPublisher.Builder.router", null, "SqsPublisher.Builder.router is null");
             Duration publishTimeout = settings.publishTimeout();
             if (client != null) {
@@ -670,7 +660,7 @@ public final class SqsPublisher implements Publisher {
 
         /** @return the value given for a setting, or its default: unchecked, for {@link #toString()} */
         private <T> T current(Setting<T> setting) {
-            return Objects.requireNonNullElse(values.given(setting), setting.defaultValue());
+            return Objects.requireNonNullElse(given.values().given(setting), setting.defaultValue());
         }
     }
 }

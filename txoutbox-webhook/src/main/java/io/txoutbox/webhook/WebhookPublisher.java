@@ -2,8 +2,8 @@ package io.txoutbox.webhook;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
-import io.txoutbox.settings.SettingValues;
 import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
@@ -24,7 +24,6 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -553,9 +552,10 @@ public final class WebhookPublisher implements Publisher {
     /** Builds a {@link WebhookPublisher}; everything is checked at {@link #build()}. */
     public static final class Builder {
         private final List<WebhookEndpoint> endpoints = new ArrayList<>();
-        private final SettingValues values = new SettingValues();
-        private Spelling spelling = WebhookSettings.JAVA;
-        private final Map<Setting<?>, String> setInJava = new HashMap<>();
+        /** The settings given, checked at {@link #build()}, and how a refusal names each. */
+        private final GivenSettings given =
+                new GivenSettings(WebhookSettings.SETTINGS, WebhookSettings.JAVA, "a webhook publisher");
+
         private InstantSource clock = InstantSource.system();
         private Executor executor;
         private AddressPolicy.Resolver resolver = AddressPolicy.Resolver.SYSTEM;
@@ -686,9 +686,7 @@ public final class WebhookPublisher implements Publisher {
          * @return this builder
          */
         public Builder settings(WebhookSettings settings) {
-            values.setAll(settings.given());
-            spelling = settings.spelling();
-            setInJava.clear();
+            given.adopt(settings.given(), settings.spelling());
             return this;
         }
 
@@ -701,11 +699,7 @@ public final class WebhookPublisher implements Publisher {
          * @return this builder
          */
         public <T> Builder set(Setting<T> setting, T value) {
-            if (!WebhookSettings.SETTINGS.contains(setting)) {
-                throw new IllegalArgumentException("'" + setting + "' is not a setting of a webhook publisher");
-            }
-            values.set(setting, value);
-            setInJava.put(setting, WebhookSettings.JAVA.of(setting));
+            given.set(setting, value);
             return this;
         }
 
@@ -736,8 +730,8 @@ public final class WebhookPublisher implements Publisher {
                             "WebhookPublisher has two endpoints named '" + e.name() + "'; give each a unique name");
                 }
             }
-            Spelling spelled = spelling.except(setInJava);
-            WebhookSettings settings = WebhookSettings.of(values, spelled);
+            Spelling spelled = given.spelling();
+            WebhookSettings settings = WebhookSettings.of(given.values(), spelled);
             if (clock == null) {
                 throw new OutboxValidationException("WebhookPublisher.clock", null, "WebhookPublisher.clock is null");
             }
