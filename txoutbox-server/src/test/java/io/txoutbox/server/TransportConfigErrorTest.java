@@ -19,16 +19,7 @@ class TransportConfigErrorTest {
     Path dir;
 
     private static String yaml(String transport) {
-        return TestSupport.HEAD + """
-                  - name: orders
-                    jdbc-url: %s
-                    user: %s
-                    table: srv_never_created
-                    routes:
-                      - types: ["*"]
-                        transport:
-                          %s
-                """.formatted(TestSupport.PG_URL, TestSupport.PG_USER, transport);
+        return TestSupport.oneRoute(transport);
     }
 
     @ParameterizedTest(name = "{0}")
