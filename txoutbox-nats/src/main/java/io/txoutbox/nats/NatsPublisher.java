@@ -455,17 +455,25 @@ public final class NatsPublisher implements Publisher {
          * @return the publisher; it starts connecting now, on a thread of its own
          * @throws OutboxValidationException naming, as it was given, a setting of {@link
          *     NatsSettings#SETTINGS} that is out of bounds: {@code NatsPublisher.Builder.publishTimeout is 0s;
-         *     it must be positive}
-         * @throws IllegalArgumentException when not exactly one of server, options and connection is given,
-         *     the server is not a NATS URL, or the router or the JetStream options are {@code null}
+         *     it must be positive}; also when not exactly one of server, options and connection is given
+         *     ({@code field()} {@code NatsPublisher.Builder.server}), the server is not a NATS URL (the
+         *     same), or the router or the JetStream options are {@code null} ({@code .router}, {@code
+         *     .jetStreamOptions})
          */
         public NatsPublisher build() {
             int sources = (server != null ? 1 : 0) + (options != null ? 1 : 0) + (connection != null ? 1 : 0);
-            Settings.require(
+            Settings.check(
                     sources == 1,
+                    "NatsPublisher.Builder.server",
+                    null,
                     "NatsPublisher.Builder: give exactly one of server, options and connection, not " + sources);
-            Settings.require(router() != null, "NatsPublisher.Builder.router is null");
-            Settings.require(jetStreamOptions != null, "NatsPublisher.Builder.jetStreamOptions is null");
+            Settings.check(
+                    router() != null, "NatsPublisher.Builder.router", null, "NatsPublisher.Builder.router is null");
+            Settings.check(
+                    jetStreamOptions != null,
+                    "NatsPublisher.Builder.jetStreamOptions",
+                    null,
+                    "NatsPublisher.Builder.jetStreamOptions is null");
             NatsSettings settings = NatsSettings.of(given.values(), given.spelling());
             Options resolved = options;
             if (server != null) {
@@ -478,8 +486,12 @@ public final class NatsPublisher implements Publisher {
                             .build();
                 } catch (IllegalArgumentException e) {
                     // Not the client's message: it may quote the URL with its password.
-                    throw new IllegalArgumentException(
-                            "NatsPublisher.Builder.server is not a NATS URL like nats://host:4222", e);
+                    OutboxValidationException refused = new OutboxValidationException(
+                            "NatsPublisher.Builder.server",
+                            null,
+                            "NatsPublisher.Builder.server is not a NATS URL like nats://host:4222");
+                    refused.initCause(e);
+                    throw refused;
                 }
             }
             return new NatsPublisher(this, router(), resolved, settings);

@@ -14,6 +14,7 @@ import io.nats.client.PushSubscribeOptions;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.nats.client.impl.Headers;
+import io.txoutbox.OutboxValidationException;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
@@ -219,7 +220,15 @@ class NatsPublisherTest extends PublisherContract {
     @Test
     void the_builder_rejects_contradictions_and_masks_credentials() throws IOException {
         assertThatThrownBy(() -> NatsPublisher.builder().build())
-                .hasMessage("NatsPublisher.Builder: give exactly one of server, options and connection, not 0");
+                .isInstanceOf(OutboxValidationException.class)
+                .hasMessage("NatsPublisher.Builder: give exactly one of server, options and connection, not 0")
+                .extracting(e -> ((OutboxValidationException) e).field())
+                .isEqualTo("NatsPublisher.Builder.server");
+        assertThatThrownBy(() -> NatsPublisher.builder().server("http://[::1").build())
+                .isInstanceOf(OutboxValidationException.class)
+                .hasMessage("NatsPublisher.Builder.server is not a NATS URL like nats://host:4222")
+                .extracting(e -> ((OutboxValidationException) e).field())
+                .isEqualTo("NatsPublisher.Builder.server");
         assertThatThrownBy(() -> NatsPublisher.builder()
                         .server("nats://localhost:4222")
                         .options(Options.builder().build())

@@ -395,18 +395,22 @@ public final class RabbitPublisher implements Publisher {
         /**
          * @return the publisher; it starts connecting now, on a thread of its own
          * @throws io.txoutbox.OutboxValidationException naming a setting of {@link RabbitSettings} that is
-         *     out of its limits, as it was given (in Java, {@code RabbitPublisher.Builder.confirmTimeout})
-         * @throws IllegalArgumentException naming the connection setting or the router that is missing, out
-         *     of range or contradicts another
+         *     out of its limits, as it was given (in Java, {@code RabbitPublisher.Builder.confirmTimeout}), or
+         *     the connection setting or the router that is missing, out of range or contradicts another (its
+         *     {@code field()}: {@code RabbitPublisher.Builder.port}, {@code .host}, {@code .credentials},
+         *     {@code .connectionFactory}, {@code .router})
          */
         public RabbitPublisher build() {
             RabbitSettings settings = RabbitSettings.of(given.values(), given.spelling());
-            Settings.require(router() != null, "RabbitPublisher.Builder.router is null");
+            Settings.check(
+                    router() != null, "RabbitPublisher.Builder.router", null, "RabbitPublisher.Builder.router is null");
             Duration confirmTimeout = settings.confirmTimeout();
             ConnectionFactory factory;
             if (connectionFactory != null) {
-                Settings.require(
+                Settings.check(
                         host == null && port == null && virtualHost == null && username == null && password == null,
+                        "RabbitPublisher.Builder.connectionFactory",
+                        null,
                         "RabbitPublisher.Builder: give either connectionFactory or host/port/virtualHost/"
                                 + "credentials, not both");
                 factory = connectionFactory.clone();
@@ -418,12 +422,21 @@ public final class RabbitPublisher implements Publisher {
                 factory.setUsername(orDefault(username, "guest"));
                 factory.setPassword(orDefault(password, "guest"));
                 factory.setConnectionTimeout(10_000);
-                Settings.require(!factory.getHost().isBlank(), "RabbitPublisher.Builder.host must not be blank");
-                Settings.require(
+                Settings.check(
+                        !factory.getHost().isBlank(),
+                        "RabbitPublisher.Builder.host",
+                        null,
+                        "RabbitPublisher.Builder.host must not be blank");
+                Settings.check(
                         port == null || (port > 0 && port <= 65_535),
+                        "RabbitPublisher.Builder.port",
+                        "1-65535",
                         "RabbitPublisher.Builder.port must be 1-65535, not " + port);
-                Settings.require(
-                        !factory.getUsername().isEmpty(), "RabbitPublisher.Builder.credentials: username is empty");
+                Settings.check(
+                        !factory.getUsername().isEmpty(),
+                        "RabbitPublisher.Builder.credentials",
+                        null,
+                        "RabbitPublisher.Builder.credentials: username is empty");
             }
             // Channel open, confirm.select and close are quick on a healthy broker; a silent one must
             // not hold a publishing thread for the client's default of 10 minutes.

@@ -260,8 +260,15 @@ class RabbitPublisherTest extends PublisherContract {
                         .connectionFactory(new ConnectionFactory())
                         .host("rabbit")
                         .build())
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("either connectionFactory or host");
+                .isInstanceOf(OutboxValidationException.class)
+                .hasMessageContaining("either connectionFactory or host")
+                .extracting(e -> ((OutboxValidationException) e).field())
+                .isEqualTo("RabbitPublisher.Builder.connectionFactory");
+        assertThatThrownBy(() -> RabbitPublisher.builder().port(70_000).build())
+                .isInstanceOf(OutboxValidationException.class)
+                .hasMessage("RabbitPublisher.Builder.port must be 1-65535, not 70000")
+                .extracting(e -> ((OutboxValidationException) e).field())
+                .isEqualTo("RabbitPublisher.Builder.port");
         assertThatThrownBy(() ->
                         RabbitPublisher.builder().confirmTimeout(Duration.ZERO).build())
                 .isInstanceOf(OutboxValidationException.class)

@@ -1,4 +1,8 @@
-package io.txoutbox.server;
+package io.txoutbox.server.http;
+
+import io.txoutbox.server.RelayServer;
+import io.txoutbox.server.TestReceiver;
+import io.txoutbox.server.TestSupport;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.cli;

@@ -1,4 +1,6 @@
-package io.txoutbox.server;
+package io.txoutbox.server.config;
+
+
 
 import static org.assertj.core.api.Assertions.assertThat;
 

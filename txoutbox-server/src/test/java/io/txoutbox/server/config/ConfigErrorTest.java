@@ -1,4 +1,8 @@
-package io.txoutbox.server;
+package io.txoutbox.server.config;
+
+import io.txoutbox.server.transport.LogSink;
+import io.txoutbox.server.source.RoutingPublisher;
+import io.txoutbox.server.TestSupport;
 
 import static io.txoutbox.server.TestSupport.cli;
 import static org.assertj.core.api.Assertions.assertThat;

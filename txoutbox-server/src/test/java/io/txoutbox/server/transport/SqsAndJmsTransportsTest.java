@@ -1,4 +1,9 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
+
+import io.txoutbox.server.config.ConfigLoader;
+import io.txoutbox.server.RelayServer;
+import io.txoutbox.server.PsqlRows;
+import io.txoutbox.server.TestSupport;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.http;

@@ -1,4 +1,8 @@
-package io.txoutbox.server;
+package io.txoutbox.server.source;
+
+import io.txoutbox.server.RelayServer;
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.http.SlowClientTest;
 
 import static io.txoutbox.server.TestSupport.count;
 import static io.txoutbox.server.TestSupport.http;

@@ -1,4 +1,7 @@
-package io.txoutbox.server;
+package io.txoutbox.server.cli;
+
+import io.txoutbox.server.TestReceiver;
+import io.txoutbox.server.TestSupport;
 
 import static io.txoutbox.server.TestSupport.cli;
 import static org.assertj.core.api.Assertions.assertThat;

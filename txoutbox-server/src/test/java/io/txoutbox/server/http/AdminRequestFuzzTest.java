@@ -1,4 +1,9 @@
-package io.txoutbox.server;
+package io.txoutbox.server.http;
+
+import io.txoutbox.server.config.ConfigLoader;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.RelayServer;
+import io.txoutbox.server.TestSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

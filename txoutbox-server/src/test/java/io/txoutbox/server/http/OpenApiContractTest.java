@@ -1,4 +1,11 @@
-package io.txoutbox.server;
+package io.txoutbox.server.http;
+
+import io.txoutbox.server.cli.ClientCommands;
+import io.txoutbox.server.TxoutboxCli;
+import io.txoutbox.server.RelayServer;
+import io.txoutbox.server.JsPaths;
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.OpsFixture;
 
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;

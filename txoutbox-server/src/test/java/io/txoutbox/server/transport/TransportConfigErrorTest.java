@@ -1,4 +1,6 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
+
+import io.txoutbox.server.TestSupport;
 
 import static io.txoutbox.server.TestSupport.cli;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,8 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
+
+import io.txoutbox.server.config.ConfigException;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.TestSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,6 @@
-package io.txoutbox.server;
+package io.txoutbox.server.source;
+
+
 
 import static org.assertj.core.api.Assertions.assertThat;
 
