@@ -1,6 +1,5 @@
 package io.txoutbox.demo;
 
-import io.txoutbox.server.TxoutboxCli;
 import io.txoutbox.server.TxoutboxServer;
 import java.io.PrintStream;
 import java.util.List;
@@ -32,7 +31,7 @@ public final class DemoMain {
      * @param banner where {@code demo} prints its banner, which holds the run's admin token: the terminal
      *     unredacted (the token is the demo's to hand over), or {@code null} for {@code out}
      *
-     * @return the exit code: {@link TxoutboxCli#OK}, {@link TxoutboxCli#FAILURE} or {@link TxoutboxCli#USAGE}
+     * @return the exit code: 0 ok, 1 a runtime failure, 2 a usage or configuration error
      */
     static int execute(PrintStream out, PrintStream err, Map<String, String> env, PrintStream banner, String... args) {
         return TxoutboxServer.execute(out, err, env, List.of(new DemoCommand(banner)), args);

@@ -1,5 +1,15 @@
 package io.txoutbox.server;
 
+import io.txoutbox.server.cli.Lifecycle;
+import io.txoutbox.server.cli.RelayServer;
+import io.txoutbox.server.cli.ServeCommands;
+import io.txoutbox.server.cli.TxoutboxCli;
+import io.txoutbox.server.config.ConfigLoader;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.http.RedactedOutput;
+import io.txoutbox.server.source.Activity;
+import io.txoutbox.server.source.RelaySource;
+import io.txoutbox.server.yaml.ConfigException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -11,10 +21,22 @@ import java.util.function.Function;
 /**
  * The relay server as a library, for programs that embed it (the demo, {@code txoutbox-demo}): start a
  * server from its YAML, and run the {@code txoutbox} command line with commands of their own. This is the
- * server's one public door; the rest of it is package-private, so that a program embedding it needs no
- * class in the server's package.
+ * server's one public door, and its main class ({@code java -cp txoutbox-server.jar:more.jar
+ * io.txoutbox.server.TxoutboxServer run ...}); the packages below it ({@code config}, {@code transport},
+ * {@code source}, {@code http}, {@code cli}, {@code yaml}) are the server's own, with no promise to
+ * programs outside it.
  */
 public final class TxoutboxServer implements AutoCloseable {
+    /**
+     * Runs the {@code txoutbox} command line (see {@code txoutbox help}) with the standard streams redacted,
+     * and exits with its code.
+     *
+     * @param args the arguments
+     */
+    public static void main(String[] args) {
+        TxoutboxCli.main(args);
+    }
+
     private final RelayServer server;
 
     private TxoutboxServer(RelayServer server) {

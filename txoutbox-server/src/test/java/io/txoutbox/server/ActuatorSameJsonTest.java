@@ -12,6 +12,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
+import io.txoutbox.server.cli.RelayServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -4,6 +4,7 @@ import static io.txoutbox.server.TestSupport.count;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.txoutbox.server.cli.RelayServer;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;

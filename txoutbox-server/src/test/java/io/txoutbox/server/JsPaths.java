@@ -14,9 +14,9 @@ import java.util.regex.Pattern;
  * the dashboard's short functions). Anything else is refused, so that a new way of building a path fails
  * the test instead of slipping past it.
  */
-final class JsPaths {
+public final class JsPaths {
     /** What a path parameter ({@code encodeURIComponent(x)}) becomes. */
-    static final String PARAMETER = "{param}";
+    public static final String PARAMETER = "{param}";
 
     private JsPaths() {}
 
@@ -26,7 +26,7 @@ final class JsPaths {
      * @param expr the expression
      * @return every string the expression can evaluate to
      */
-    static Set<String> evaluate(String js, int at, String expr) {
+    public static Set<String> evaluate(String js, int at, String expr) {
         String e = expr.strip();
         int q = topLevel(e, '?', 0);
         if (q >= 0) {

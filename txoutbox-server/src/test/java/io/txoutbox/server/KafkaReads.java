@@ -9,7 +9,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** How the server tests read back what a Kafka route published on the shared broker. */
-final class KafkaReads {
+public final class KafkaReads {
     private KafkaReads() {}
 
     /**
@@ -17,7 +17,7 @@ final class KafkaReads {
      * @param group the consumer group, which commits nothing
      * @return a consumer of raw bytes, assigned the partition and placed at its first record
      */
-    static KafkaConsumer<byte[], byte[]> fromBeginning(TopicPartition partition, String group) {
+    public static KafkaConsumer<byte[], byte[]> fromBeginning(TopicPartition partition, String group) {
         Map<String, Object> c = Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
                 SharedKafka.broker().bootstrapServers(),

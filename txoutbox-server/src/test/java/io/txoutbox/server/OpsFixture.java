@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
+import io.txoutbox.server.cli.RelayServer;
 import io.txoutbox.test.TcpProxy;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -25,7 +26,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * event is retried before it is published) and a {@code log} route for every other type, with events
  * published on all three and one dead.
  */
-final class OpsFixture implements AutoCloseable {
+public final class OpsFixture implements AutoCloseable {
     /** The operations kit, beside the modules. */
     static final Path KIT = Path.of("..", "ops").toAbsolutePath().normalize();
 
@@ -35,7 +36,7 @@ final class OpsFixture implements AutoCloseable {
     final TcpProxy database;
     final RelayServer server;
     final Outbox producer;
-    final String base;
+    public final String base;
 
     private OpsFixture(
             String table,
@@ -61,7 +62,7 @@ final class OpsFixture implements AutoCloseable {
      * @param user the database user the relay runs as
      * @param createSchema whether the server creates the table
      */
-    static OpsFixture start(String table, String user, boolean createSchema) throws IOException {
+    public static OpsFixture start(String table, String user, boolean createSchema) throws IOException {
         TestReceiver receiver = new TestReceiver();
         HttpServer flaky = flakyReceiver();
         AutoCloseable stopFlaky = () -> flaky.stop(0);
@@ -155,14 +156,14 @@ final class OpsFixture implements AutoCloseable {
                         .build()));
     }
 
-    JsonNode stats() {
+    public JsonNode stats() {
         TestSupport.Response r = TestSupport.http("GET", base + "/api/sources/orders/stats", TestSupport.TOKEN, null);
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         return r.json();
     }
 
     /** @return a file of the operations kit, read as text */
-    static String kitFile(String relative) throws IOException {
+    public static String kitFile(String relative) throws IOException {
         return Files.readString(KIT.resolve(relative));
     }
 

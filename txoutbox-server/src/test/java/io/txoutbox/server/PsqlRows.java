@@ -14,14 +14,14 @@ import java.util.UUID;
  * Rows written the way a service in any language writes them (plain SQL through psql), and what every
  * broker route must carry of them: the id, the standard headers, the row's own header, the exact bytes.
  */
-final class PsqlRows {
+public final class PsqlRows {
     /** Not UTF-8, with a NUL and a high byte: the payload must arrive byte for byte. */
     static final byte[] PAYLOAD = HexFormat.of().parseHex("00ff10c3287f");
 
     private PsqlRows() {}
 
     /** @return the id of one row of {@code type} inserted into {@code table}, tenant and header set */
-    static UUID insert(String table, String type) throws Exception {
+    public static UUID insert(String table, String type) throws Exception {
         UUID id = UUID.randomUUID();
         String out = psql("INSERT INTO " + table
                 + " (id, aggregate_type, aggregate_id, event_type, payload, content_type, headers, tenant_id)"
@@ -33,7 +33,7 @@ final class PsqlRows {
     }
 
     /** What a broker delivered for a row {@link #insert} wrote: its headers and its payload, byte for byte. */
-    static void assertDelivered(Map<String, String> headers, byte[] payload, UUID id, String type) {
+    public static void assertDelivered(Map<String, String> headers, byte[] payload, UUID id, String type) {
         assertThat(payload).isEqualTo(PAYLOAD);
         assertThat(headers)
                 .containsEntry("event-id", id.toString())
@@ -46,7 +46,7 @@ final class PsqlRows {
     }
 
     /** Waits until the relay marked the row published (and so deleted it). */
-    static void awaitGone(String table, UUID id) {
+    public static void awaitGone(String table, UUID id) {
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> count("SELECT count(*) FROM " + table + " WHERE id = '" + id + "'") == 0);
     }

@@ -12,6 +12,7 @@ import io.lettuce.core.Range;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.StreamMessage;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.txoutbox.server.cli.RelayServer;
 import io.txoutbox.test.TcpProxy;
 import io.txoutbox.test.kafka.KafkaBroker;
 import io.txoutbox.test.kafka.SharedKafka;

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.txoutbox.server.cli.RelayServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -26,13 +26,13 @@ public final class TestReceiver implements AutoCloseable {
     private final HttpServer http;
     private final WebhookVerifier verifier =
             WebhookVerifier.builder().secret(SECRET).build();
-    final Map<String, byte[]> accepted = new ConcurrentHashMap<>();
-    final List<String> started = new CopyOnWriteArrayList<>();
-    final Set<String> refusedTypes = ConcurrentHashMap.newKeySet();
+    public final Map<String, byte[]> accepted = new ConcurrentHashMap<>();
+    public final List<String> started = new CopyOnWriteArrayList<>();
+    public final Set<String> refusedTypes = ConcurrentHashMap.newKeySet();
     final AtomicInteger badSignatures = new AtomicInteger();
-    volatile Duration delay = Duration.ZERO;
+    public volatile Duration delay = Duration.ZERO;
 
-    TestReceiver() throws IOException {
+    public TestReceiver() throws IOException {
         http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         http.createContext("/hook", this::handle);
         http.setExecutor(Executors.newCachedThreadPool(r -> {
@@ -43,7 +43,7 @@ public final class TestReceiver implements AutoCloseable {
         http.start();
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + http.getAddress().getPort() + "/hook";
     }
 

@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
+import io.txoutbox.server.cli.RelayServer;
+import io.txoutbox.server.cli.TxoutboxCli;
+import io.txoutbox.server.config.ConfigLoader;
+import io.txoutbox.server.config.ServerConfig;
 import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.Sql;
 import java.io.ByteArrayOutputStream;
@@ -26,9 +30,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /** Shared pieces of the server tests: the local PostgreSQL, unique tables, HTTP calls, child JVMs. */
 public final class TestSupport {
-    static final String PG_URL = LocalPostgres.URL;
-    static final String PG_USER = LocalPostgres.USER;
-    static final String TOKEN = "test-token-0123456789abcdef";
+    public static final String PG_URL = LocalPostgres.URL;
+    public static final String PG_USER = LocalPostgres.USER;
+    public static final String TOKEN = "test-token-0123456789abcdef";
     public static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -36,37 +40,37 @@ public final class TestSupport {
 
     private TestSupport() {}
 
-    static synchronized HikariDataSource postgres() {
+    public static synchronized HikariDataSource postgres() {
         if (pool == null) {
             pool = LocalPostgres.pool("server-tests", 4);
         }
         return pool;
     }
 
-    static String uniqueTable(String prefix) {
+    public static String uniqueTable(String prefix) {
         return prefix + "_" + randomHex();
     }
 
     /** @return eight random hex digits, to make the names a test class creates its own */
-    static String randomHex() {
+    public static String randomHex() {
         return HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     }
 
-    static void sql(String statement) {
+    public static void sql(String statement) {
         Sql.execute(postgres(), statement);
     }
 
-    static long count(String query) {
+    public static long count(String query) {
         return Sql.count(postgres(), query);
     }
 
-    static void dropTable(String table) {
+    public static void dropTable(String table) {
         sql("DROP TABLE IF EXISTS " + table + " CASCADE");
         sql("DROP FUNCTION IF EXISTS " + table + "_notify() CASCADE");
     }
 
     /** How every test configuration starts: the admin API on a free loopback port with the test token. */
-    static final String HEAD = """
+    public static final String HEAD = """
             admin:
               host: 127.0.0.1
               port: 0
@@ -80,7 +84,7 @@ public final class TestSupport {
      * @return a configuration with one source on the local PostgreSQL (its table never created) and one route
      *     of every event type to that transport, for the tests that read a transport's settings
      */
-    static String oneRoute(String transport) {
+    public static String oneRoute(String transport) {
         return HEAD + """
                   - name: orders
                     jdbc-url: %s
@@ -93,7 +97,7 @@ public final class TestSupport {
     }
 
     /** @return the configuration, with no environment */
-    static ServerConfig parse(String yaml) {
+    public static ServerConfig parse(String yaml) {
         return ConfigLoader.parse(yaml, k -> null);
     }
 
@@ -101,7 +105,7 @@ public final class TestSupport {
      * @return a source on the local PostgreSQL that creates its table and polls often, for the broker tests;
      *     its {@code routes:} follow
      */
-    static String brokerSource(String name, String table) {
+    public static String brokerSource(String name, String table) {
         return """
                   - name: %s
                     jdbc-url: %s
@@ -115,7 +119,7 @@ public final class TestSupport {
     }
 
     /** @return a server started from a configuration, placeholders read from this process's environment */
-    static RelayServer start(String yaml) {
+    public static RelayServer start(String yaml) {
         return RelayServer.start(ConfigLoader.parse(yaml, System.getenv()::get));
     }
 
@@ -123,7 +127,7 @@ public final class TestSupport {
      * The end of a test class: closes what it started (a {@code null} is what it did not get to start),
      * last started first, then drops its table.
      */
-    static void cleanUp(String table, AutoCloseable... started) {
+    public static void cleanUp(String table, AutoCloseable... started) {
         for (int i = started.length - 1; i >= 0; i--) {
             if (started[i] != null) {
                 try {
@@ -137,7 +141,7 @@ public final class TestSupport {
     }
 
     /** A configuration with one source on the local PostgreSQL, relaying to a webhook receiver. */
-    static String yaml(String table, String receiverUrl, boolean createSchema, String relayExtra) {
+    public static String yaml(String table, String receiverUrl, boolean createSchema, String relayExtra) {
         return HEAD
                 + """
                   - name: orders
@@ -168,7 +172,7 @@ public final class TestSupport {
      * @return an entry of a source's {@code routes:} that relays those types to the webhook receiver at the
      *     URL, signed with {@link TestReceiver#SECRET}
      */
-    static String webhookRoute(String types, String receiverUrl) {
+    public static String webhookRoute(String types, String receiverUrl) {
         return """
                       - types: %s
                         transport:
@@ -204,13 +208,13 @@ public final class TestSupport {
     }
 
     /** @return a loopback port that nothing listens on right now */
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }
 
-    static Path write(Path dir, String name, String text) throws IOException {
+    public static Path write(Path dir, String name, String text) throws IOException {
         Path p = dir.resolve(name);
         Files.writeString(p, text);
         return p;
@@ -251,7 +255,7 @@ public final class TestSupport {
      * @param token the bearer token, or {@code null}
      * @return the status and the body (the connection is closed after it)
      */
-    static Response rawGet(int port, String target, String token) throws IOException {
+    public static Response rawGet(int port, String target, String token) throws IOException {
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
             s.setSoTimeout(20_000);
             String request = "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
@@ -269,7 +273,7 @@ public final class TestSupport {
      * @param name a route's name
      * @return the entry of {@code routes} with that name; the test fails when there is none
      */
-    static JsonNode route(JsonNode stats, String name) {
+    public static JsonNode route(JsonNode stats, String name) {
         for (JsonNode r : stats.path("routes")) {
             if (r.path("name").asText().equals(name)) {
                 return r;
@@ -281,7 +285,7 @@ public final class TestSupport {
     /** What {@link TxoutboxCli#execute} printed and returned. */
     public record CliResult(int exitCode, String out, String err) {}
 
-    static CliResult cli(Map<String, String> env, String... args) {
+    public static CliResult cli(Map<String, String> env, String... args) {
         return cli(List.of(), env, args);
     }
 
@@ -304,14 +308,14 @@ public final class TestSupport {
      *
      * @return what the command printed and returned
      */
-    static CliResult applySchema(Path config) {
+    public static CliResult applySchema(Path config) {
         CliResult applied = cli(Map.of(), "schema", "--apply", "--config", config.toString());
         assertThat(applied.exitCode()).as(applied.err()).isZero();
         return applied;
     }
 
     /** Starts {@code txoutbox ARGS} in a child JVM with this test's classpath. */
-    static Process childJvm(Path output, String... args) throws IOException {
+    public static Process childJvm(Path output, String... args) throws IOException {
         return childJvm(TxoutboxCli.class.getName(), output, args);
     }
 

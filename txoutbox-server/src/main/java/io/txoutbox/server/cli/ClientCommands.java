@@ -1,8 +1,9 @@
-package io.txoutbox.server;
+package io.txoutbox.server.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.txoutbox.server.yaml.ConfigNode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.ConnectException;
@@ -28,15 +29,15 @@ import picocli.CommandLine.Option;
  * and its token, never database credentials, and they go through the same checks and logs as the
  * dashboard.
  */
-final class ClientCommands {
+public final class ClientCommands {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private ClientCommands() {}
 
     /** A failed call, with the exit code it maps to. */
-    static final class ClientException extends RuntimeException {
+    public static final class ClientException extends RuntimeException {
         private static final long serialVersionUID = 1L;
-        final int exitCode;
+        public final int exitCode;
 
         ClientException(int exitCode, String message) {
             super(message);
@@ -45,7 +46,7 @@ final class ClientCommands {
     }
 
     /** Where the server is and how to authenticate; shared by every client command. */
-    static class Connection {
+    public static class Connection {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
@@ -178,7 +179,7 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Shows a source's backlog, dead events, throughput and counts by type.")
-    static final class Stats extends Connection implements Callable<Integer> {
+    public static final class Stats extends Connection implements Callable<Integer> {
         @Override
         public Integer call() {
             JsonNode s = call("GET", sourcePath() + "/stats", null);
@@ -228,7 +229,7 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Lists dead events with the reason of their last failure (payloads are never shown).")
-    static final class Dead extends Connection implements Callable<Integer> {
+    public static final class Dead extends Connection implements Callable<Integer> {
         @Option(names = "--type", paramLabel = "TYPE", description = "Only this event type.")
         String type;
 
@@ -340,7 +341,7 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Puts dead events back to pending with a fresh attempt budget; relays publish them at once.")
-    static final class Revive extends OnDeadEvents {
+    public static final class Revive extends OnDeadEvents {
         Revive() {
             super("POST", "/revive", "revived");
         }
@@ -352,7 +353,7 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Deletes dead events for good.")
-    static final class DeleteDead extends OnDeadEvents {
+    public static final class DeleteDead extends OnDeadEvents {
         DeleteDead() {
             super("DELETE", "/dead", "deleted");
         }
@@ -364,7 +365,7 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Deletes published events kept by retain-published that are older than a duration.")
-    static final class Purge extends Connection implements Callable<Integer> {
+    public static final class Purge extends Connection implements Callable<Integer> {
         @Option(
                 names = "--older-than",
                 required = true,
@@ -411,7 +412,7 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Stops claiming new batches (the batch in flight completes).")
-    static final class Pause extends StatusChange {
+    public static final class Pause extends StatusChange {
         Pause() {
             super("/pause");
         }
@@ -423,7 +424,7 @@ final class ClientCommands {
             mixinStandardHelpOptions = true,
             sortOptions = false,
             header = "Claims again after pause.")
-    static final class Resume extends StatusChange {
+    public static final class Resume extends StatusChange {
         Resume() {
             super("/resume");
         }

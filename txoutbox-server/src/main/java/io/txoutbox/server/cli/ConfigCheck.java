@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.cli;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -8,6 +8,9 @@ import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxSchemaException;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.Redaction;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.transport.Transports;
+import io.txoutbox.server.yaml.ConfigException;
 import io.txoutbox.spi.Publisher;
 import java.io.PrintWriter;
 import java.sql.Connection;

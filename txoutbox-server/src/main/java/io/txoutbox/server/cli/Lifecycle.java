@@ -1,5 +1,6 @@
-package io.txoutbox.server;
+package io.txoutbox.server.cli;
 
+import io.txoutbox.server.yaml.ConfigException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -16,7 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * supervisor the process died. The hook here stops everything first and then ends the process itself
  * with 0 when the stop was clean, 1 when it was not, so scripts and supervisors can tell the two apart.
  */
-final class Lifecycle {
+public final class Lifecycle {
     private Lifecycle() {}
 
     /**
@@ -26,7 +27,8 @@ final class Lifecycle {
      * @return 0 after a clean stop at the end of the duration, 1 when the stop failed (a signal ends the
      *     process from the hook instead)
      */
-    static int runUntilStopped(AutoCloseable running, Duration duration, PrintWriter out) throws InterruptedException {
+    public static int runUntilStopped(AutoCloseable running, Duration duration, PrintWriter out)
+            throws InterruptedException {
         return runUntilStopped(running, duration, out, new CompletableFuture<>());
     }
 
@@ -37,7 +39,7 @@ final class Lifecycle {
      * @param failure completes with the reason the server cannot go on
      * @return as above; 2 after a stop caused by a configuration error
      */
-    static int runUntilStopped(
+    public static int runUntilStopped(
             AutoCloseable running, Duration duration, PrintWriter out, CompletableFuture<? extends Exception> failure)
             throws InterruptedException {
         AtomicBoolean stopping = new AtomicBoolean();

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.cli;
 
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -6,6 +6,10 @@ import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.http.AdminServer;
+import io.txoutbox.server.source.RelaySource;
+import io.txoutbox.server.yaml.ConfigException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #close()} stops it in order: the HTTP server, then every source (relays finish their batch
  * in flight and return their leases; then transports and pools close). Idempotent.
  */
-final class RelayServer implements AutoCloseable {
+public final class RelayServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RelayServer.class);
 
     private final Map<String, RelaySource> sources = new LinkedHashMap<>();
@@ -58,7 +62,7 @@ final class RelayServer implements AutoCloseable {
      * @throws ConfigException naming the key when a source or the admin port cannot be opened, or a
      *     database cannot be reached and start-up retries are off; whatever was opened is closed again
      */
-    static RelayServer start(ServerConfig config) {
+    public static RelayServer start(ServerConfig config) {
         RelayServer s = new RelayServer();
         try {
             s.open(config);
@@ -86,7 +90,7 @@ final class RelayServer implements AutoCloseable {
                 throw source.unreachable();
             }
         }
-        admin = AdminServer.start(config.admin(), this, registry);
+        admin = AdminServer.start(config.admin(), this::sources, registry);
         for (RelaySource source : sources.values()) {
             if (source.waitingFor() == null) {
                 source.start();
@@ -159,7 +163,7 @@ final class RelayServer implements AutoCloseable {
      * @return completes when a source that waited for its database found the configuration wrong once it
      *     came (a missing table, say): the server cannot do what it was asked, so {@code run} stops
      */
-    CompletableFuture<RuntimeException> failure() {
+    public CompletableFuture<RuntimeException> failure() {
         return failure;
     }
 
@@ -171,24 +175,24 @@ final class RelayServer implements AutoCloseable {
     }
 
     /** @return the port the HTTP server listens on */
-    int port() {
+    public int port() {
         return admin.port();
     }
 
     /** @return the admin server's open connections */
-    int connections() {
+    public int connections() {
         return admin.connections();
     }
 
-    List<RelaySource> sources() {
+    public List<RelaySource> sources() {
         return new ArrayList<>(sources.values());
     }
 
-    RelaySource source(String name) {
+    public RelaySource source(String name) {
         return sources.get(name);
     }
 
-    PrometheusMeterRegistry registry() {
+    public PrometheusMeterRegistry registry() {
         return registry;
     }
 

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.cli;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -6,6 +6,9 @@ import io.txoutbox.Dialect;
 import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.Redaction;
+import io.txoutbox.server.config.ConfigLoader;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.yaml.ConfigException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -26,7 +29,7 @@ import picocli.CommandLine.Option;
                     + " than txoutbox insert rows.",
             "With --apply --config FILE, creates the table of every source of that file (if missing) instead."
         })
-final class SchemaCommand implements Callable<Integer> {
+public final class SchemaCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 

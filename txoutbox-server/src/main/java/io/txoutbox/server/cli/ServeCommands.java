@@ -1,5 +1,8 @@
-package io.txoutbox.server;
+package io.txoutbox.server.cli;
 
+import io.txoutbox.server.config.ConfigLoader;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.yaml.ConfigException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -9,7 +12,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** The command that runs a server: {@code run} (the {@code demo} command is {@code txoutbox-demo}'s). */
-final class ServeCommands {
+public final class ServeCommands {
     private ServeCommands() {}
 
     /** {@code txoutbox run --config file.yaml}. */
@@ -24,7 +27,7 @@ final class ServeCommands {
                         + " returns leases and exits 0).",
                 "Values may use $${NAME} or $${NAME:-default} to read environment variables (passwords, tokens)."
             })
-    static final class Run implements Callable<Integer> {
+    public static final class Run implements Callable<Integer> {
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
 
@@ -67,7 +70,7 @@ final class ServeCommands {
         }
     }
 
-    static Duration duration(Long seconds) {
+    public static Duration duration(Long seconds) {
         if (seconds == null) {
             return null;
         }

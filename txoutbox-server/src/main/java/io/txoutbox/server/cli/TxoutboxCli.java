@@ -1,5 +1,7 @@
-package io.txoutbox.server;
+package io.txoutbox.server.cli;
 
+import io.txoutbox.server.http.RedactedOutput;
+import io.txoutbox.server.yaml.ConfigException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -105,7 +107,7 @@ public final class TxoutboxCli implements Runnable {
      *
      * @param commands picocli commands, each named by its {@code @Command}
      */
-    static int execute(
+    public static int execute(
             PrintStream out, PrintStream err, Map<String, String> env, List<Object> commands, String... args) {
         ENV.set(Map.copyOf(env));
         try {
@@ -134,7 +136,7 @@ public final class TxoutboxCli implements Runnable {
         }
     }
 
-    static Map<String, String> env() {
+    public static Map<String, String> env() {
         return ENV.get();
     }
 
@@ -150,7 +152,7 @@ public final class TxoutboxCli implements Runnable {
         @Override
         public String[] getVersion() throws IOException {
             Properties p = new Properties();
-            try (InputStream in = TxoutboxCli.class.getResourceAsStream("version.properties")) {
+            try (InputStream in = TxoutboxCli.class.getResourceAsStream("/io/txoutbox/server/version.properties")) {
                 if (in != null) {
                     p.load(in);
                 }

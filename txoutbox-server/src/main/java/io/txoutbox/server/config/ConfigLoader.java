@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.txoutbox.DeadHeadPolicy;
@@ -11,6 +11,12 @@ import io.txoutbox.Redaction;
 import io.txoutbox.relay.Backoff;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.relay.RelaySettings;
+import io.txoutbox.server.transport.Transports;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
+import io.txoutbox.server.yaml.Secret;
+import io.txoutbox.server.yaml.SettingReader;
+import io.txoutbox.server.yaml.YamlTree;
 import io.txoutbox.settings.Setting;
 import io.txoutbox.settings.SettingValues;
 import io.txoutbox.settings.Spelling;
@@ -35,7 +41,7 @@ import java.util.regex.Pattern;
  * Reads and validates the YAML configuration. Every string value may hold {@code ${NAME}} or {@code
  * ${NAME:-default}} placeholders, replaced by environment variables; every error names its key.
  */
-final class ConfigLoader {
+public final class ConfigLoader {
     static final int MIN_TOKEN_LENGTH = 16;
     private static final Pattern SOURCE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,48}");
 
@@ -47,7 +53,7 @@ final class ConfigLoader {
      * @return the validated configuration
      * @throws ConfigException naming the key at fault
      */
-    static ServerConfig load(Path file, Function<String, String> env) {
+    public static ServerConfig load(Path file, Function<String, String> env) {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -66,7 +72,7 @@ final class ConfigLoader {
      * @return the validated configuration
      * @throws ConfigException naming the key at fault (or {@code (file)} and the line of a YAML error)
      */
-    static ServerConfig parse(String yaml, Function<String, String> env) {
+    public static ServerConfig parse(String yaml, Function<String, String> env) {
         JsonNode tree = YamlTree.read(yaml);
         ConfigNode root = ConfigNode.root(tree, env);
         ServerConfig.Admin admin = admin(root.object("admin"));

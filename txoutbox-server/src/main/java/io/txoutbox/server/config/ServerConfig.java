@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.config;
 
 import com.zaxxer.hikari.HikariConfig;
 import io.txoutbox.DeadHeadPolicy;
@@ -8,6 +8,8 @@ import io.txoutbox.OutboxSettings;
 import io.txoutbox.Redaction;
 import io.txoutbox.admin.AdminJson;
 import io.txoutbox.relay.RelaySettings;
+import io.txoutbox.server.transport.Transports;
+import io.txoutbox.server.yaml.Secret;
 import java.time.Duration;
 import java.util.List;
 import javax.sql.DataSource;
@@ -20,8 +22,8 @@ import javax.sql.DataSource;
  * @param sources the outbox tables to relay, at least one, names unique
  * @param startup what a source does when its database is not reachable at start-up
  */
-record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
-    ServerConfig {
+public record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
+    public ServerConfig {
         sources = List.copyOf(sources);
     }
 
@@ -40,7 +42,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      *     meanwhile), instead of failing the start
      * @param maxBackoff the longest wait between two attempts
      */
-    record Startup(boolean retry, Duration maxBackoff) {
+    public record Startup(boolean retry, Duration maxBackoff) {
         static final Startup DEFAULT = new Startup(true, Duration.ofSeconds(30));
     }
 
@@ -57,14 +59,14 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param maxEventTypes event types shown one by one in {@code /metrics} and the stats; the rest are
      *     summed under {@code <other>}
      */
-    record Limits(
+    public record Limits(
             Duration requestTimeout,
             Duration idleTimeout,
             int maxConnections,
             int maxIncompleteRequests,
             int maxIncompleteRequestsPerClient,
             int maxEventTypes) {
-        static final Limits DEFAULT = new Limits(
+        public static final Limits DEFAULT = new Limits(
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(30),
                 256,
@@ -93,14 +95,14 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param dashboard serve the web dashboard at {@code /}
      * @param limits request timeouts, the connection cap and the per-type bound of the outputs
      */
-    record Admin(String host, int port, Secret token, boolean dashboard, Limits limits) {
+    public record Admin(String host, int port, Secret token, boolean dashboard, Limits limits) {
         /** With the default limits. */
-        Admin(String host, int port, Secret token, boolean dashboard) {
+        public Admin(String host, int port, Secret token, boolean dashboard) {
             this(host, port, token, dashboard, Limits.DEFAULT);
         }
 
         /** @return these settings on another port */
-        Admin withPort(int port) {
+        public Admin withPort(int port) {
             return new Admin(host, port, token, dashboard, limits);
         }
     }
@@ -118,7 +120,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param relay the relay settings
      * @param routes which transport each event type goes to, at least one
      */
-    record Source(
+    public record Source(
             String name,
             String jdbcUrl,
             String user,
@@ -129,23 +131,23 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
             Duration connectTimeout,
             Relay relay,
             List<Route> routes) {
-        Source {
+        public Source {
             routes = List.copyOf(routes);
             Redaction.registerUrl(jdbcUrl);
         }
 
         /** @return the outbox table, {@code name} or {@code schema.name} */
-        String table() {
+        public String table() {
             return outbox.table().qualifiedName();
         }
 
         /** @return the dead-head policy of ordered mode, or {@code null} when unordered */
-        DeadHeadPolicy ordered() {
+        public DeadHeadPolicy ordered() {
             return outbox.ordered();
         }
 
         /** @return whether the table is created at start-up when missing */
-        boolean createSchema() {
+        public boolean createSchema() {
             return outbox.createSchema();
         }
 
@@ -172,7 +174,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
          * @return a connection pool configuration on this source's database, as its user, with its connect
          *     timeout, that starts without waiting for the database; the caller names and sizes the pool
          */
-        HikariConfig poolConfig() {
+        public HikariConfig poolConfig() {
             HikariConfig h = new HikariConfig();
             h.setJdbcUrl(jdbcUrl);
             if (user != null) {
@@ -191,7 +193,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
          * @return the dialect this source names, or for {@code auto} the one the database reports
          * @throws io.txoutbox.OutboxException when the dialect is unknown or the database's cannot be detected
          */
-        Dialect resolveDialect(DataSource pool) {
+        public Dialect resolveDialect(DataSource pool) {
             return dialect.equals("auto") ? Dialect.detect(pool) : Dialect.named(dialect);
         }
 
@@ -201,7 +203,7 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
          * @return a builder of this source's outbox: its settings as the YAML gave them (a refusal once the
          *     dialect is known still names their keys), in that dialect
          */
-        Outbox.Builder outboxBuilder(DataSource pool, Dialect dialect) {
+        public Outbox.Builder outboxBuilder(DataSource pool, Dialect dialect) {
             return Outbox.builder(pool).settings(outbox).dialect(dialect);
         }
     }
@@ -211,12 +213,12 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param settings their settings, checked by the library's rules when the YAML was read (each relay is
      *     named after the source, and numbered when there are several)
      */
-    record Relay(int instances, RelaySettings settings) {
+    public record Relay(int instances, RelaySettings settings) {
         /**
          * @param b a relay builder
          * @return {@code b} with these settings
          */
-        io.txoutbox.relay.Relay.Builder configure(io.txoutbox.relay.Relay.Builder b) {
+        public io.txoutbox.relay.Relay.Builder configure(io.txoutbox.relay.Relay.Builder b) {
             return b.settings(settings);
         }
     }
@@ -227,8 +229,8 @@ record ServerConfig(Admin admin, List<Source> sources, Startup startup) {
      * @param types exact event types, prefixes ending in {@code *}, or {@code *} for every type
      * @param transport the transport these events go to
      */
-    record Route(String key, String name, List<String> types, Transports.Spec transport) {
-        Route {
+    public record Route(String key, String name, List<String> types, Transports.Spec transport) {
+        public Route {
             types = List.copyOf(types);
         }
     }

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -7,13 +7,12 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.txoutbox.DeadSelector;
 import io.txoutbox.OutboxException;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.source.RelaySource;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.BindException;
-import java.net.InetAddress;
-import java.net.NetworkInterface;
-import java.net.SocketException;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -21,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * <p>GET never changes state; writes are POST or DELETE. Errors are {@code {"error": "..."}}. No
  * response ever carries a password, a token or a signing secret.
  */
-final class AdminServer implements AutoCloseable {
+public final class AdminServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
@@ -41,15 +41,19 @@ final class AdminServer implements AutoCloseable {
 
     private HttpFront http;
     private final byte[] tokenDigest;
-    private final RelayServer server;
+    private final Supplier<List<RelaySource>> sourceList;
     private final PrometheusMeterRegistry registry;
     private final boolean dashboard;
     private final int maxTypes;
 
     private AdminServer(
-            byte[] tokenDigest, RelayServer server, PrometheusMeterRegistry registry, boolean dashboard, int maxTypes) {
+            byte[] tokenDigest,
+            Supplier<List<RelaySource>> sources,
+            PrometheusMeterRegistry registry,
+            boolean dashboard,
+            int maxTypes) {
         this.tokenDigest = tokenDigest;
-        this.server = server;
+        this.sourceList = sources;
         this.registry = registry;
         this.dashboard = dashboard;
         this.maxTypes = maxTypes;
@@ -61,17 +65,18 @@ final class AdminServer implements AutoCloseable {
      * @throws ConfigException naming {@code admin.port} when the port is taken, {@code admin.host} when the
      *     address is not this machine's, with the operating system's words
      */
-    static AdminServer start(ServerConfig.Admin config, RelayServer server, PrometheusMeterRegistry registry) {
+    public static AdminServer start(
+            ServerConfig.Admin config, Supplier<List<RelaySource>> sources, PrometheusMeterRegistry registry) {
         AdminServer admin = new AdminServer(
                 sha256(config.token().value()),
-                server,
+                sources,
                 registry,
                 config.dashboard(),
                 config.limits().maxEventTypes());
         try {
             admin.http = HttpFront.start(config, admin::handle);
         } catch (IOException e) {
-            throw bindError(config, e);
+            throw HttpFront.bindError(config, e);
         }
         return admin;
     }
@@ -80,11 +85,12 @@ final class AdminServer implements AutoCloseable {
      * The same routes on an in-process connector without a socket ({@link HttpFront#local}), for the fuzz
      * target of request parsing.
      */
-    static AdminServer local(ServerConfig.Admin config, RelayServer server, PrometheusMeterRegistry registry)
+    static AdminServer local(
+            ServerConfig.Admin config, Supplier<List<RelaySource>> sources, PrometheusMeterRegistry registry)
             throws IOException {
         AdminServer admin = new AdminServer(
                 sha256(config.token().value()),
-                server,
+                sources,
                 registry,
                 config.dashboard(),
                 config.limits().maxEventTypes());
@@ -97,55 +103,12 @@ final class AdminServer implements AutoCloseable {
         return http.exchange(request, wait);
     }
 
-    /**
-     * Names what really failed: a port in use is {@code admin.port}; an address that is not one of this
-     * machine's (or that does not resolve) is {@code admin.host}; the operating system's own words follow.
-     */
-    static ConfigException bindError(ServerConfig.Admin config, IOException e) {
-        String where = config.host() + ":" + config.port();
-        InetAddress address;
-        try {
-            address = InetAddress.getByName(config.host());
-        } catch (UnknownHostException unknown) {
-            return new ConfigException(
-                    "admin.host", "cannot listen on " + where + ": the host name does not resolve", e);
-        }
-        boolean local;
-        try {
-            local = address.isAnyLocalAddress()
-                    || address.isLoopbackAddress()
-                    || NetworkInterface.getByInetAddress(address) != null;
-        } catch (SocketException unknown) {
-            local = true;
-        }
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String reason = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
-        if (!local) {
-            return new ConfigException(
-                    "admin.host",
-                    "cannot listen on " + where + ": " + reason + " (" + address.getHostAddress()
-                            + " is not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses)",
-                    e);
-        }
-        if (root instanceof BindException) {
-            return new ConfigException(
-                    "admin.port",
-                    "cannot listen on " + where + ": " + reason + " (is the port already in use? stop the program"
-                            + " using it, or choose another port with --port or admin.port)",
-                    e);
-        }
-        return new ConfigException("admin.host", "cannot listen on " + where + ": " + reason, e);
-    }
-
     /** @return the connections open now */
-    int connections() {
+    public int connections() {
         return http.connections();
     }
 
-    int port() {
+    public int port() {
         return http.port();
     }
 
@@ -213,7 +176,7 @@ final class AdminServer implements AutoCloseable {
                 ObjectNode sources = body.putObject("sources");
                 ObjectNode reasons = JSON.createObjectNode();
                 boolean ready = true;
-                for (RelaySource s : server.sources()) {
+                for (RelaySource s : sourceList.get()) {
                     boolean r = s.ready();
                     ready &= r;
                     sources.put(s.name(), r ? "ready" : "not ready");
@@ -293,7 +256,7 @@ final class AdminServer implements AutoCloseable {
         if (parts.size() == 1 && parts.get(0).equals("sources")) {
             onlyGet(method);
             ArrayNode list = JSON.createArrayNode();
-            for (RelaySource s : server.sources()) {
+            for (RelaySource s : sourceList.get()) {
                 list.add(AdminViews.describe(s));
             }
             ObjectNode body = JSON.createObjectNode();
@@ -304,12 +267,15 @@ final class AdminServer implements AutoCloseable {
         if (parts.size() < 2 || !parts.get(0).equals("sources")) {
             throw new HttpError(404, "no such route: /api" + path);
         }
-        RelaySource s = server.source(parts.get(1));
+        RelaySource s = sourceList.get().stream()
+                .filter(candidate -> candidate.name().equals(parts.get(1)))
+                .findFirst()
+                .orElse(null);
         if (s == null) {
             throw new HttpError(
                     404,
                     "no source named '" + parts.get(1) + "'; sources: "
-                            + server.sources().stream().map(RelaySource::name).toList());
+                            + sourceList.get().stream().map(RelaySource::name).toList());
         }
         String action = parts.size() == 2 ? "" : String.join("/", parts.subList(2, parts.size()));
         if (!action.isEmpty() && s.waitingFor() != null) {

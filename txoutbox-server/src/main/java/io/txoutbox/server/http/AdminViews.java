@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -8,6 +8,10 @@ import io.txoutbox.DeadQuery;
 import io.txoutbox.DeadSelector;
 import io.txoutbox.Redaction;
 import io.txoutbox.admin.AdminJson;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.source.Activity;
+import io.txoutbox.server.source.RelaySource;
+import io.txoutbox.server.source.RouteStats;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.http;
 
 import java.io.IOException;
 import java.io.InputStream;

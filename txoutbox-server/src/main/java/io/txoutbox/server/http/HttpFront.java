@@ -1,6 +1,13 @@
-package io.txoutbox.server;
+package io.txoutbox.server.http;
 
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.yaml.ConfigException;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -85,6 +92,49 @@ final class HttpFront implements AutoCloseable {
         cap.setEndPointIdleTimeout(Math.min(1000, limits.idleTimeout().toMillis()));
         jetty.addBean(cap);
         return started(jetty, connector, limits, handler);
+    }
+
+    /**
+     * Names what really failed: a port in use is {@code admin.port}; an address that is not one of this
+     * machine's (or that does not resolve) is {@code admin.host}; the operating system's own words follow.
+     */
+    static ConfigException bindError(ServerConfig.Admin config, IOException e) {
+        String where = config.host() + ":" + config.port();
+        InetAddress address;
+        try {
+            address = InetAddress.getByName(config.host());
+        } catch (UnknownHostException unknown) {
+            return new ConfigException(
+                    "admin.host", "cannot listen on " + where + ": the host name does not resolve", e);
+        }
+        boolean local;
+        try {
+            local = address.isAnyLocalAddress()
+                    || address.isLoopbackAddress()
+                    || NetworkInterface.getByInetAddress(address) != null;
+        } catch (SocketException unknown) {
+            local = true;
+        }
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String reason = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        if (!local) {
+            return new ConfigException(
+                    "admin.host",
+                    "cannot listen on " + where + ": " + reason + " (" + address.getHostAddress()
+                            + " is not an address of this machine; use 127.0.0.1, 0.0.0.0 or one of its addresses)",
+                    e);
+        }
+        if (root instanceof BindException) {
+            return new ConfigException(
+                    "admin.port",
+                    "cannot listen on " + where + ": " + reason + " (is the port already in use? stop the program"
+                            + " using it, or choose another port with --port or admin.port)",
+                    e);
+        }
+        return new ConfigException("admin.host", "cannot listen on " + where + ": " + reason, e);
     }
 
     /**

@@ -1,5 +1,6 @@
-package io.txoutbox.server;
+package io.txoutbox.server.http;
 
+import io.txoutbox.server.config.ServerConfig;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;

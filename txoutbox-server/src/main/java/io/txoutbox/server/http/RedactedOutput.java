@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -20,7 +20,7 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * trace), {@code java.util.logging} (pgjdbc logs a URL it cannot parse there, password included: it is
  * routed to SLF4J and so to the same stream), and the admin API's JSON (which the dashboard shows).
  */
-final class RedactedOutput {
+public final class RedactedOutput {
     private static volatile PrintStream unredactedOut;
 
     private RedactedOutput() {}
@@ -29,7 +29,7 @@ final class RedactedOutput {
      * Routes {@code java.util.logging} to SLF4J and replaces {@code System.out} and {@code System.err} by
      * redacting streams. For a process's {@code main}: it changes process-wide state.
      */
-    static void install() {
+    public static void install() {
         SLF4JBridgeHandler.removeHandlersForRootLogger();
         SLF4JBridgeHandler.install();
         if (unredactedOut == null) {
@@ -45,7 +45,7 @@ final class RedactedOutput {
      *
      * @return the stream, or {@code null} when {@link #install()} did not run in this process
      */
-    static PrintStream unredactedOut() {
+    public static PrintStream unredactedOut() {
         return unredactedOut;
     }
 
@@ -53,7 +53,7 @@ final class RedactedOutput {
      * @param target where the text goes
      * @return a stream that writes to {@code target} line by line, each line through {@link Redaction}
      */
-    static PrintStream stream(OutputStream target) {
+    public static PrintStream stream(OutputStream target) {
         return new PrintStream(new Lines(target), true, StandardCharsets.UTF_8);
     }
 
@@ -62,7 +62,7 @@ final class RedactedOutput {
      * @return a copy whose every string (names and values) went through {@link Redaction}; the structure
      *     is kept, so the answer stays valid JSON
      */
-    static JsonNode json(JsonNode body) {
+    public static JsonNode json(JsonNode body) {
         if (body == null) {
             return null;
         }

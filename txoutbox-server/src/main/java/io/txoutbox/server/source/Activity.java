@@ -1,6 +1,7 @@
-package io.txoutbox.server;
+package io.txoutbox.server.source;
 
 import io.txoutbox.admin.AdminJson;
+import io.txoutbox.server.config.ServerConfig;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.RelayListener;
@@ -19,15 +20,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * retried and dead events, and a per-second history for the dashboard's throughput chart. Fed by the
  * relays' {@link RelayListener}; read by the admin API.
  */
-final class Activity implements RelayListener {
+public final class Activity implements RelayListener {
     /** Seconds of history kept for the chart. */
     static final int HISTORY = 120;
 
     /** Counts of one kind of outcome. */
-    record Counts(long published, long retried, long dead) {}
+    public record Counts(long published, long retried, long dead) {}
 
     /** One second of the history. */
-    record Point(long epochMillis, long published, long retried, long dead) {}
+    public record Point(long epochMillis, long published, long retried, long dead) {}
 
     private final AtomicLong published = new AtomicLong();
     private final AtomicLong retried = new AtomicLong();
@@ -108,7 +109,7 @@ final class Activity implements RelayListener {
     }
 
     /** Appends one point to the history: what happened since the previous call. */
-    synchronized void sample(long epochMillis) {
+    public synchronized void sample(long epochMillis) {
         for (RouteStats r : routes) {
             r.sample();
         }
@@ -124,20 +125,20 @@ final class Activity implements RelayListener {
         }
     }
 
-    synchronized List<Point> history() {
+    public synchronized List<Point> history() {
         return new ArrayList<>(history);
     }
 
-    Counts totals() {
+    public Counts totals() {
         return new Counts(published.get(), retried.get(), dead.get());
     }
 
-    long errors() {
+    public long errors() {
         return errors.get();
     }
 
     /** @return per event type, sorted by type */
-    Map<String, Counts> byType() {
+    public Map<String, Counts> byType() {
         Map<String, Counts> out = new TreeMap<>();
         byType.forEach((type, c) -> out.put(type, new Counts(c[0].get(), c[1].get(), c[2].get())));
         return out;

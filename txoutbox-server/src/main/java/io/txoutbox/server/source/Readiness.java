@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.source;
 
 import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.spi.RelayListener;

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.source;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -15,6 +15,8 @@ import io.txoutbox.Redaction;
 import io.txoutbox.admin.DatabaseFailure;
 import io.txoutbox.micrometer.OutboxMetrics;
 import io.txoutbox.relay.Relay;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.yaml.ConfigException;
 import io.txoutbox.spi.Publisher;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -34,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * and returns its leases), then closes the publishers and the pool: everything it created, nothing
  * else.
  */
-final class RelaySource implements AutoCloseable {
+public final class RelaySource implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RelaySource.class);
 
     private final ServerConfig.Source config;
@@ -92,7 +94,7 @@ final class RelaySource implements AutoCloseable {
      * @param registry where its meters go
      * @return the source, waiting for its database
      */
-    static RelaySource prepare(ServerConfig.Source config, String key, MeterRegistry registry) {
+    public static RelaySource prepare(ServerConfig.Source config, String key, MeterRegistry registry) {
         return prepare(config, key, registry, ServerConfig.Limits.DEFAULT.maxEventTypes());
     }
 
@@ -100,7 +102,7 @@ final class RelaySource implements AutoCloseable {
      * As {@link #prepare(ServerConfig.Source, String, MeterRegistry)}, with a bound on the event types
      * that get meters and activity rows of their own ({@code admin.max-event-types}).
      */
-    static RelaySource prepare(ServerConfig.Source config, String key, MeterRegistry registry, int maxTypes) {
+    public static RelaySource prepare(ServerConfig.Source config, String key, MeterRegistry registry, int maxTypes) {
         RelaySource s = new RelaySource(config, key, maxTypes);
         s.registry = registry;
         s.waiting = "not connected yet";
@@ -121,7 +123,7 @@ final class RelaySource implements AutoCloseable {
      * @return whether the source is connected now
      * @throws ConfigException naming the key when the database or the table refuses the configuration
      */
-    boolean tryConnect() {
+    public boolean tryConnect() {
         attempt.lock();
         try {
             if (closed || waiting == null) {
@@ -147,12 +149,12 @@ final class RelaySource implements AutoCloseable {
     }
 
     /** @return why the source is not connected yet, or {@code null} when it is */
-    String waitingFor() {
+    public String waitingFor() {
         return waiting;
     }
 
     /** @return the error of a start that may not wait: the database cannot be reached */
-    ConfigException unreachable() {
+    public ConfigException unreachable() {
         return new ConfigException(
                 key + ".jdbc-url",
                 "cannot connect (" + Redaction.redact(config.jdbcUrl()) + ", user " + config.user() + "): " + waiting,
@@ -265,11 +267,11 @@ final class RelaySource implements AutoCloseable {
     }
 
     /** @return each route's figures, in configuration order */
-    List<RouteStats> routes() {
+    public List<RouteStats> routes() {
         return routing == null ? List.of() : routing.routes();
     }
 
-    void start() {
+    public void start() {
         relays.forEach(Relay::start);
         readiness.start(pool);
         log.info(
@@ -285,48 +287,48 @@ final class RelaySource implements AutoCloseable {
                 transports);
     }
 
-    String name() {
+    public String name() {
         return config.name();
     }
 
-    ServerConfig.Source config() {
+    public ServerConfig.Source config() {
         return config;
     }
 
-    Dialect dialect() {
+    public Dialect dialect() {
         return dialect;
     }
 
-    Outbox outbox() {
+    public Outbox outbox() {
         return outbox;
     }
 
-    OutboxAdmin admin() {
+    public OutboxAdmin admin() {
         return outbox.admin();
     }
 
-    Activity activity() {
+    public Activity activity() {
         return activity;
     }
 
-    List<String> transports() {
+    public List<String> transports() {
         return List.copyOf(transports);
     }
 
-    List<Relay> relays() {
+    public List<Relay> relays() {
         return List.copyOf(relays);
     }
 
-    void pause() {
+    public void pause() {
         relays.forEach(Relay::pause);
     }
 
-    void resume() {
+    public void resume() {
         relays.forEach(Relay::resume);
     }
 
     /** @return {@code running}, {@code paused}, {@code waiting} (for its database) or {@code stopped} */
-    String status() {
+    public String status() {
         if (!closed && waiting != null) {
             return "waiting";
         }
@@ -340,7 +342,7 @@ final class RelaySource implements AutoCloseable {
      * @return whether every relay runs and the database answers, as the relays (or, while they are idle,
      *     a background check at most every few seconds) last saw it: never a database round trip of its own
      */
-    boolean ready() {
+    public boolean ready() {
         if (closed || waiting != null || pool == null || !relays.stream().allMatch(Relay::isRunning)) {
             return false;
         }
@@ -351,7 +353,7 @@ final class RelaySource implements AutoCloseable {
      * @return why a connected source is not ready, in words without database text ({@code /ready} has no
      *     token), or {@code null} when it is ready or still waits for its database ({@link #waitingFor()})
      */
-    String notReadyBecause() {
+    public String notReadyBecause() {
         if (closed || waiting != null || ready()) {
             return null;
         }

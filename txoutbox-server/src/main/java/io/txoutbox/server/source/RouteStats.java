@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.source;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -23,15 +23,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * other routes' events of the same batches wait for a broker that does not answer. The first call after
  * the while is sent for real; one that publishes ends the failing state.
  */
-final class RouteStats {
+public final class RouteStats {
     /** Seconds of history for the "recent" figures. */
-    static final int WINDOW = 60;
+    public static final int WINDOW = 60;
 
     private static final Duration FIRST_HOLD = Duration.ofSeconds(1);
     private static final Duration MAX_HOLD = Duration.ofSeconds(30);
 
     /** The figures of one route for the API. */
-    record Snapshot(
+    public record Snapshot(
             String name,
             String transport,
             List<String> types,
@@ -246,7 +246,7 @@ final class RouteStats {
         }
     }
 
-    Snapshot snapshot() {
+    public Snapshot snapshot() {
         lock.lock();
         try {
             long p = 0;

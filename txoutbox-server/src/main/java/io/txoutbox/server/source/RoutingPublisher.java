@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.source;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -35,7 +35,7 @@ import java.util.concurrent.TimeoutException;
  * broker stopped answering is held back for a while ({@link RouteStats}) so that its timeouts do not
  * slow every batch.
  */
-final class RoutingPublisher implements Publisher {
+public final class RoutingPublisher implements Publisher {
 
     /**
      * One route: its name, type patterns, transport and open publisher.
@@ -46,12 +46,12 @@ final class RoutingPublisher implements Publisher {
      * @param publisher the transport's publisher
      * @param target the transport's description, without secrets
      */
-    record Target(String name, List<String> types, String transport, Publisher publisher, String target) {
-        Target {
+    public record Target(String name, List<String> types, String transport, Publisher publisher, String target) {
+        public Target {
             types = List.copyOf(types);
         }
 
-        Target(List<String> types, String transport, Publisher publisher) {
+        public Target(List<String> types, String transport, Publisher publisher) {
             this(transport, types, transport, publisher, transport);
         }
     }
@@ -62,7 +62,7 @@ final class RoutingPublisher implements Publisher {
     private final InstantSource clock;
 
     /** Routes without meters and with a one-minute route deadline (tests of the routing rule). */
-    RoutingPublisher(List<Target> targets) {
+    public RoutingPublisher(List<Target> targets) {
         this(targets, Duration.ofMinutes(1), null, Tags.empty(), InstantSource.system());
     }
 
@@ -73,7 +73,7 @@ final class RoutingPublisher implements Publisher {
      * @param tags the source's tags
      * @param clock the time of hold-backs
      */
-    RoutingPublisher(
+    public RoutingPublisher(
             List<Target> targets, Duration publishTimeout, MeterRegistry registry, Tags tags, InstantSource clock) {
         this.targets = List.copyOf(targets);
         // Leave the relay time to take the outcomes in before its own timeout fails the whole batch.
@@ -94,7 +94,7 @@ final class RoutingPublisher implements Publisher {
     }
 
     /** @return the route index of an event type, or -1 when none matches */
-    int route(String eventType) {
+    public int route(String eventType) {
         int best = -1;
         int bestScore = -1;
         for (int i = 0; i < targets.size(); i++) {

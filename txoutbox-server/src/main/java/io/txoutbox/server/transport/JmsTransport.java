@@ -1,9 +1,13 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
 import io.txoutbox.jms.JmsPublisher;
 import io.txoutbox.jms.JmsSettings;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
+import io.txoutbox.server.yaml.Secret;
+import io.txoutbox.server.yaml.SettingReader;
 import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
@@ -14,12 +18,7 @@ import jakarta.jms.ConnectionFactory;
 import jakarta.jms.ConnectionMetaData;
 import jakarta.jms.JMSException;
 import jakarta.jms.Session;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -54,13 +53,11 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  */
 final class JmsTransport {
     private static final Pattern CALL_TIMEOUT = Pattern.compile("(?i)[?&]callTimeout=");
-    /** Property names whose values are never quoted, in errors or anywhere else. */
-    private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(password|secret|token|credential|key).*");
 
     private JmsTransport() {}
 
     /** How the server makes the provider's {@link ConnectionFactory}. */
-    private interface Provider {
+    interface Provider {
         /**
          * @param callTimeout how long a provider call may take, where the provider lets the server say so
          * @return a new factory
@@ -81,7 +78,7 @@ final class JmsTransport {
         }
         Provider provider;
         if (custom) {
-            provider = customProvider(s.object("connection-factory"));
+            provider = JmsCustomProvider.of(s.object("connection-factory"));
         } else if (brokerUrl == null || brokerUrl.isBlank()) {
             throw new ConfigException(
                     s.key("broker-url"),
@@ -117,7 +114,7 @@ final class JmsTransport {
                         : Map.of("connectionFactory", "broker-url", "credentials", "username"));
         return new Transports.Spec("jms", key) {
             @Override
-            String describe() {
+            public String describe() {
                 return "jms " + target + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
                         + routing.description() + ", bare names are "
                         + checked.destinationType().name().toLowerCase(Locale.ROOT)
@@ -125,7 +122,7 @@ final class JmsTransport {
             }
 
             @Override
-            Publisher open() {
+            public Publisher open() {
                 ConnectionFactory factory = provider.factory(checked.publishTimeout());
                 JmsPublisher.Builder b = JmsPublisher.builder()
                         .connectionFactory(factory)
@@ -169,7 +166,7 @@ final class JmsTransport {
              * connect may not honour any timeout the server can give it), then closes them: nothing is sent.
              */
             @Override
-            String check(Duration timeout) throws Exception {
+            public String check(Duration timeout) throws Exception {
                 ConnectionFactory factory = provider.factory(timeout);
                 CompletableFuture<String> reached = new CompletableFuture<>();
                 Thread t = new Thread(
@@ -250,185 +247,6 @@ final class JmsTransport {
         return f;
     }
 
-    /**
-     * Another provider: a public {@link ConnectionFactory} class with a public no-argument constructor,
-     * set up through its setters ({@code hostName: mq} calls {@code setHostName("mq")}, converted to the
-     * setter's type). Everything is checked here, once, on a factory that is thrown away.
-     */
-    private static Provider customProvider(ConfigNode c) {
-        String className = c.requiredString("class");
-        Map<String, String> properties = c.stringMap("properties");
-        c.rejectUnknown();
-        Class<? extends ConnectionFactory> type = factoryClass(c.key("class"), className);
-        Map<String, Method> setters = new LinkedHashMap<>();
-        for (String name : properties.keySet()) {
-            setters.put(name, setter(c.key("properties") + "." + name, type, name));
-        }
-        closeQuietly(newFactory(c, type, properties, setters));
-        List<String> names = new ArrayList<>(properties.keySet());
-        return new Provider() {
-            @Override
-            public ConnectionFactory factory(Duration callTimeout) {
-                return newFactory(c, type, properties, setters);
-            }
-
-            @Override
-            public String describe() {
-                // Property names only: their values may hold credentials.
-                return type.getName() + (names.isEmpty() ? "" : " " + names);
-            }
-        };
-    }
-
-    private static Class<? extends ConnectionFactory> factoryClass(String key, String className) {
-        Class<?> type;
-        try {
-            type = Class.forName(className.strip(), false, JmsTransport.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            throw new ConfigException(
-                    key,
-                    "class " + className + " is not on the class path: put the provider's client jar next to the"
-                            + " server's (java -cp txoutbox-server.jar:provider.jar " + TxoutboxCli.class.getName()
-                            + " run ...)");
-        }
-        if (!ConnectionFactory.class.isAssignableFrom(type)) {
-            throw new ConfigException(key, "class " + className + " is not a jakarta.jms.ConnectionFactory");
-        }
-        if (!Modifier.isPublic(type.getModifiers()) || Modifier.isAbstract(type.getModifiers())) {
-            throw new ConfigException(key, "class " + className + " is not a public, concrete class");
-        }
-        return type.asSubclass(ConnectionFactory.class);
-    }
-
-    private static Method setter(String key, Class<?> type, String property) {
-        if (property.isEmpty()) {
-            throw new ConfigException(key, "is not a property name");
-        }
-        String name = "set" + Character.toUpperCase(property.charAt(0)) + property.substring(1);
-        Method best = null;
-        for (Method m : type.getMethods()) {
-            if (m.getName().equals(name)
-                    && m.getParameterCount() == 1
-                    && !Modifier.isStatic(m.getModifiers())
-                    && convertible(m.getParameterTypes()[0])
-                    && (best == null || rank(m.getParameterTypes()[0]) < rank(best.getParameterTypes()[0]))) {
-                best = m;
-            }
-        }
-        if (best == null) {
-            throw new ConfigException(
-                    key,
-                    type.getName() + " has no public " + name + "(...) taking text, a number, a boolean or an enum");
-        }
-        return best;
-    }
-
-    private static final List<Class<?>> TEXT_TYPES = List.of(
-            String.class,
-            int.class,
-            Integer.class,
-            long.class,
-            Long.class,
-            boolean.class,
-            Boolean.class,
-            short.class,
-            Short.class,
-            double.class,
-            Double.class,
-            float.class,
-            Float.class);
-
-    private static boolean convertible(Class<?> t) {
-        return TEXT_TYPES.contains(t) || t.isEnum();
-    }
-
-    /** Text first, then the narrower number, so that an overloaded setter takes the value as given. */
-    private static int rank(Class<?> t) {
-        int i = TEXT_TYPES.indexOf(t);
-        return i >= 0 ? i : TEXT_TYPES.size();
-    }
-
-    private static ConnectionFactory newFactory(
-            ConfigNode c,
-            Class<? extends ConnectionFactory> type,
-            Map<String, String> properties,
-            Map<String, Method> setters) {
-        ConnectionFactory factory;
-        try {
-            factory = type.getConstructor().newInstance();
-        } catch (NoSuchMethodException e) {
-            throw new ConfigException(
-                    c.key("class"), "class " + type.getName() + " has no public constructor without arguments");
-        } catch (InvocationTargetException e) {
-            throw new ConfigException(
-                    c.key("class"), "new " + type.getName() + "() failed: " + Transports.reason(e.getCause()));
-        } catch (ReflectiveOperationException | LinkageError e) {
-            throw new ConfigException(c.key("class"), "new " + type.getName() + "() failed: " + Transports.reason(e));
-        }
-        for (Map.Entry<String, String> p : properties.entrySet()) {
-            String key = c.key("properties") + "." + p.getKey();
-            Method setter = setters.get(p.getKey());
-            Object value = convert(key, setter.getParameterTypes()[0], p.getKey(), p.getValue());
-            try {
-                setter.invoke(factory, value);
-            } catch (InvocationTargetException e) {
-                throw new ConfigException(
-                        key,
-                        type.getSimpleName() + "." + setter.getName() + " refused the value"
-                                + (SECRET_NAME.matcher(p.getKey()).matches()
-                                        ? ""
-                                        : ": " + Redaction.redact(Transports.reason(e.getCause()))));
-            } catch (IllegalAccessException e) {
-                throw new ConfigException(key, type.getName() + "." + setter.getName() + " cannot be called");
-            }
-        }
-        return factory;
-    }
-
-    private static Object convert(String key, Class<?> t, String property, String text) {
-        String v = t == String.class ? text : text.strip();
-        String shown = SECRET_NAME.matcher(property).matches() ? "" : ", got '" + v + "'";
-        try {
-            if (t == String.class) {
-                return v;
-            }
-            if (t == int.class || t == Integer.class) {
-                return Integer.valueOf(v);
-            }
-            if (t == long.class || t == Long.class) {
-                return Long.valueOf(v);
-            }
-            if (t == short.class || t == Short.class) {
-                return Short.valueOf(v);
-            }
-            if (t == double.class || t == Double.class) {
-                return Double.valueOf(v);
-            }
-            if (t == float.class || t == Float.class) {
-                return Float.valueOf(v);
-            }
-        } catch (NumberFormatException e) {
-            throw new ConfigException(key, "expected a number (" + t.getSimpleName() + ")" + shown);
-        }
-        if (t == boolean.class || t == Boolean.class) {
-            return switch (v.toLowerCase(Locale.ROOT)) {
-                case "true", "yes", "on" -> Boolean.TRUE;
-                case "false", "no", "off" -> Boolean.FALSE;
-                default -> throw new ConfigException(key, "expected true or false" + shown);
-            };
-        }
-        for (Object constant : t.getEnumConstants()) {
-            if (((Enum<?>) constant).name().equalsIgnoreCase(v)) {
-                return constant;
-            }
-        }
-        List<String> names = new ArrayList<>();
-        for (Object constant : t.getEnumConstants()) {
-            names.add(((Enum<?>) constant).name());
-        }
-        throw new ConfigException(key, "expected one of " + names + shown);
-    }
-
     /** Artemis wraps a URL's problem a few times over: its innermost message says what it is. */
     private static String rootMessage(Throwable e) {
         Throwable root = e;
@@ -438,7 +256,7 @@ final class JmsTransport {
         return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
     }
 
-    private static void closeQuietly(ConnectionFactory factory) {
+    static void closeQuietly(ConnectionFactory factory) {
         if (factory instanceof AutoCloseable closeable) {
             try {
                 closeable.close();

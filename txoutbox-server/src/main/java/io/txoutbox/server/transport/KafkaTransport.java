@@ -1,8 +1,11 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.kafka.KafkaPublisher;
 import io.txoutbox.kafka.KafkaSettings;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
+import io.txoutbox.server.yaml.SettingReader;
 import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
@@ -56,14 +59,14 @@ final class KafkaTransport {
         Transports.Keys keys = Transports.Keys.of(s, Map.of("producerProperties", "producer"));
         return new Transports.Spec("kafka", key) {
             @Override
-            String describe() {
+            public String describe() {
                 // Property names only: their values may hold credentials (sasl.jaas.config, ssl.*.password).
                 return "kafka " + target + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
                         + routing.description() + (producer.isEmpty() ? "" : ", producer " + producer.keySet());
             }
 
             @Override
-            Publisher open() {
+            public Publisher open() {
                 KafkaPublisher.Builder b =
                         KafkaPublisher.builder().settings(checked).router(routing.router());
                 ConfigNode.ifGiven(bootstrap, b::bootstrapServers);
@@ -86,7 +89,7 @@ final class KafkaTransport {
 
             /** Asks the cluster for its brokers with an admin client of the producer's settings. */
             @Override
-            String check(Duration timeout) throws Exception {
+            public String check(Duration timeout) throws Exception {
                 Map<String, Object> config = new HashMap<>();
                 // The producer's security and client settings apply to the admin client too; the others
                 // (linger.ms, acks...) mean nothing to it and would only be logged as unused.

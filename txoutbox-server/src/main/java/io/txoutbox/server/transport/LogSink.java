@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
@@ -15,12 +15,12 @@ import org.slf4j.event.Level;
  * The {@code log} transport: an in-process sink that logs each event's id, type and aggregate, never
  * its payload or header values, and reports it published. For trying a table out, and for the demo.
  */
-final class LogSink implements Publisher {
+public final class LogSink implements Publisher {
     private static final Logger log = LoggerFactory.getLogger(LogSink.class);
 
     private final boolean debug;
 
-    LogSink(boolean debug) {
+    public LogSink(boolean debug) {
         this.debug = debug;
     }
 

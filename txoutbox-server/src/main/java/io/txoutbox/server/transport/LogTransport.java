@@ -1,5 +1,7 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
 
@@ -16,17 +18,17 @@ final class LogTransport {
         String key = settings.path();
         return new Transports.Spec("log", key) {
             @Override
-            String describe() {
+            public String describe() {
                 return "log (event ids and types at " + level + ", never payloads)";
             }
 
             @Override
-            Publisher open() {
+            public Publisher open() {
                 return new LogSink(debug);
             }
 
             @Override
-            String check(Duration timeout) {
+            public String check(Duration timeout) {
                 return "the server's own log (nothing to reach)";
             }
         };

@@ -1,9 +1,13 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
 import io.txoutbox.mqtt.MqttPublisher;
 import io.txoutbox.mqtt.MqttSettings;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
+import io.txoutbox.server.yaml.Secret;
+import io.txoutbox.server.yaml.SettingReader;
 import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
@@ -60,14 +64,14 @@ final class MqttTransport {
         Transports.Keys keys = Transports.Keys.of(s, Map.of("credentials", "username"));
         return new Transports.Spec("mqtt", key) {
             @Override
-            String describe() {
+            public String describe() {
                 return "mqtt " + target + (username == null ? "" : " as " + username) + ", qos "
                         + qos + ", " + (prefix == null ? "" : "prefix '" + prefix + "' + ")
                         + routing.description();
             }
 
             @Override
-            Publisher open() {
+            public Publisher open() {
                 MqttPublisher.Builder b =
                         MqttPublisher.builder().settings(checked).router(routing.router());
                 ConfigNode.ifGiven(serverUri, b::serverUri);
@@ -83,7 +87,7 @@ final class MqttTransport {
              * relay's connection off the broker (MQTT allows one connection per client id).
              */
             @Override
-            String check(Duration timeout) throws Exception {
+            public String check(Duration timeout) throws Exception {
                 if (serverUri == null) {
                     throw new ConfigException(key + ".server-uri", "is required: tcp://host:1883 or ssl://host:8883");
                 }

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
 import io.nats.client.Connection;
 import io.nats.client.Nats;
@@ -8,6 +8,10 @@ import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
 import io.txoutbox.nats.NatsPublisher;
 import io.txoutbox.nats.NatsSettings;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
+import io.txoutbox.server.yaml.Secret;
+import io.txoutbox.server.yaml.SettingReader;
 import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import java.nio.file.Files;
@@ -68,14 +72,14 @@ final class NatsTransport {
         String target = String.join(",", servers.stream().map(Redaction::redact).toList());
         return new NatsSpec(s.path(), checked) {
             @Override
-            String describe() {
+            public String describe() {
                 String prefix = checked.subjectPrefix();
                 return "nats " + target + (username == null ? "" : " as " + username) + ", "
                         + (prefix.isEmpty() ? "" : "prefix '" + prefix + "' + ") + routing.description();
             }
 
             @Override
-            Publisher open() {
+            public Publisher open() {
                 // An outbox relay outlives any outage: reconnect forever, as the publisher does with server(...).
                 Options options = options(checked.publishTimeout(), -1);
                 try {
@@ -94,7 +98,7 @@ final class NatsTransport {
 
             /** Connects once (no reconnect) and reads the JetStream account: no JetStream, no relay. */
             @Override
-            String check(Duration timeout) throws Exception {
+            public String check(Duration timeout) throws Exception {
                 Connection c = Nats.connect(options(timeout, 0));
                 try {
                     AccountStatistics stats = c.jetStreamManagement().getAccountStatistics();

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
@@ -6,6 +6,10 @@ import com.rabbitmq.client.ConnectionFactory;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.rabbitmq.RabbitPublisher;
 import io.txoutbox.rabbitmq.RabbitSettings;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
+import io.txoutbox.server.yaml.Secret;
+import io.txoutbox.server.yaml.SettingReader;
 import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import java.io.InputStream;
@@ -76,14 +80,14 @@ final class RabbitTransport {
         Transports.Keys keys = Transports.Keys.of(s, Map.of("credentials", "username"));
         return new Transports.Spec("rabbitmq", key) {
             @Override
-            String describe() {
+            public String describe() {
                 return "rabbitmq " + (tls != null ? "amqps://" : "amqp://") + target
                         + (username == null ? "" : " as " + username) + ", exchange '" + exchange + "', "
                         + routing.description();
             }
 
             @Override
-            Publisher open() {
+            public Publisher open() {
                 RabbitPublisher.Builder b =
                         RabbitPublisher.builder().settings(checked).router(routing.router());
                 return keys.build(() -> {
@@ -103,7 +107,7 @@ final class RabbitTransport {
 
             /** Opens a connection and, for a named exchange, checks passively that it exists. */
             @Override
-            String check(Duration timeout) throws Exception {
+            public String check(Duration timeout) throws Exception {
                 ConnectionFactory f = factory();
                 int millis = (int) Math.min(Integer.MAX_VALUE, timeout.toMillis());
                 f.setConnectionTimeout(millis);

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -9,6 +9,10 @@ import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
 import io.txoutbox.redis.RedisSettings;
 import io.txoutbox.redis.RedisStreamsPublisher;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
+import io.txoutbox.server.yaml.Secret;
+import io.txoutbox.server.yaml.SettingReader;
 import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import java.time.Duration;
@@ -52,14 +56,14 @@ final class RedisTransport {
         String target = uri == null ? "(no uri)" : Redaction.redact(uri);
         return new Transports.Spec("redis", key) {
             @Override
-            String describe() {
+            public String describe() {
                 String prefix = checked.keyPrefix();
                 return "redis " + target + ", " + (prefix.isEmpty() ? "" : "prefix '" + prefix + "' + ")
                         + routing.description() + (checked.maxLen() == 0 ? "" : ", MAXLEN ~" + checked.maxLen());
             }
 
             @Override
-            Publisher open() {
+            public Publisher open() {
                 RedisStreamsPublisher.Builder b =
                         RedisStreamsPublisher.builder().settings(checked).router(routing.router());
                 if (password != null) {
@@ -91,7 +95,7 @@ final class RedisTransport {
 
             /** Connects once and sends {@code PING}. */
             @Override
-            String check(Duration timeout) {
+            public String check(Duration timeout) {
                 RedisURI target = redisUri();
                 target.setTimeout(timeout);
                 RedisClient client = RedisClient.create(target);

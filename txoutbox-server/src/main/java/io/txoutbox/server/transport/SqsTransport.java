@@ -1,7 +1,11 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
+import io.txoutbox.server.yaml.Secret;
+import io.txoutbox.server.yaml.SettingReader;
 import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
@@ -106,12 +110,12 @@ final class SqsTransport {
         Transports.Keys keys = Transports.Keys.of(s, Map.of("credentials", "access-key-id"));
         return new Transports.Spec("sqs", key) {
             @Override
-            String describe() {
+            public String describe() {
                 return "sqs " + target + ", " + routes;
             }
 
             @Override
-            Publisher open() {
+            public Publisher open() {
                 SqsPublisher.Builder b =
                         SqsPublisher.builder().region(region).settings(checked).router(router);
                 ConfigNode.ifGiven(endpoint, b::endpoint);
@@ -127,7 +131,7 @@ final class SqsTransport {
              * type: signed requests that read, never send.
              */
             @Override
-            String check(Duration timeout) throws Exception {
+            public String check(Duration timeout) throws Exception {
                 long millis = timeout.toMillis();
                 try (SqsAsyncClient client = client(timeout)) {
                     List<String> found = new ArrayList<>();

@@ -1,6 +1,8 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
 import java.time.Duration;
@@ -11,8 +13,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The transports a source can route events to, by name. A {@code transport:} section names exactly one
@@ -29,10 +29,10 @@ import java.util.regex.Pattern;
  * library's builder in {@link Spec#open()} (mapping the builder's validation errors to its keys, so the
  * rules live once, in the library), and reaches its broker in {@link Spec#check} without publishing.
  */
-final class Transports {
+public final class Transports {
 
     /** A transport's settings, read and type-checked; {@link #open()} builds the publisher. */
-    abstract static class Spec {
+    public abstract static class Spec {
         private final String name;
         private final String key;
 
@@ -46,23 +46,23 @@ final class Transports {
         }
 
         /** @return the transport's name, e.g. {@code kafka} */
-        final String name() {
+        public final String name() {
             return name;
         }
 
         /** @return the key of its settings, e.g. {@code sources[0].routes[1].transport.kafka} */
-        final String key() {
+        public final String key() {
             return key;
         }
 
         /** @return a one-line description for the API and logs: targets and routing, never secrets */
-        abstract String describe();
+        public abstract String describe();
 
         /**
          * @return a new publisher; the caller closes it
          * @throws ConfigException naming the key when the library's builder refuses a setting
          */
-        abstract Publisher open();
+        public abstract Publisher open();
 
         /**
          * Reaches the broker the way the publisher would (connects, authenticates, looks the exchange or
@@ -72,7 +72,7 @@ final class Transports {
          * @return what was reached, e.g. {@code Kafka cluster of 1 broker(s) at 127.0.0.1:9092}
          * @throws Exception why it could not be reached (the caller reports it with {@link #key()})
          */
-        abstract String check(Duration timeout) throws Exception;
+        public abstract String check(Duration timeout) throws Exception;
     }
 
     /** Reads one transport's settings. */
@@ -112,7 +112,7 @@ final class Transports {
      * Reads the {@code transport:} under a key: a name alone, or a mapping with exactly one key naming the
      * transport.
      */
-    static Spec parse(ConfigNode parent, String key) {
+    public static Spec parse(ConfigNode parent, String key) {
         String fullKey = parent.key(key);
         if (parent.isScalar(key)) {
             String name = parent.requiredString(key);
@@ -180,8 +180,6 @@ final class Transports {
         }
     }
 
-    private static final Pattern BUILDER_FIELD = Pattern.compile("^\\w+\\.Builder\\.(\\w+)");
-
     /**
      * The keys of one transport's settings, to name the one a library builder refuses: a builder field is
      * the key of its kebab-case name when the section has that key ({@code topicPrefix} is {@code
@@ -209,22 +207,15 @@ final class Transports {
         }
 
         /**
-         * Maps a library builder's refusal to the key of the setting it names. An {@link
-         * OutboxValidationException} names its {@link OutboxValidationException#field() field}; the builders
-         * that throw {@link IllegalArgumentException} instead start their message with {@code
-         * Publisher.Builder.field}.
+         * Maps a library builder's refusal to the key of the setting it names: an {@link
+         * OutboxValidationException} carries its {@link OutboxValidationException#field() field}; any other
+         * refusal is reported under the transport's section. The message is the builder's, never read.
          *
          * @param e the builder's exception
          * @return the error, naming the key
          */
         ConfigException refused(RuntimeException e) {
             String field = e instanceof OutboxValidationException v ? v.field() : null;
-            if (field == null && e.getMessage() != null) {
-                Matcher m = BUILDER_FIELD.matcher(e.getMessage());
-                if (m.find()) {
-                    field = m.group(1);
-                }
-            }
             String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
             String sub = field == null ? null : key(field.substring(field.lastIndexOf('.') + 1));
             return new ConfigException(sub == null ? section : section + "." + sub, message, e);
@@ -250,7 +241,7 @@ final class Transports {
     }
 
     /** @return a short, secret-free description of why a check failed */
-    static String reason(Throwable e) {
+    public static String reason(Throwable e) {
         Throwable t = e;
         while ((t instanceof java.util.concurrent.ExecutionException
                         || t instanceof java.util.concurrent.CompletionException

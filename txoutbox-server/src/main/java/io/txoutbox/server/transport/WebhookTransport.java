@@ -1,6 +1,10 @@
-package io.txoutbox.server;
+package io.txoutbox.server.transport;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.server.yaml.ConfigException;
+import io.txoutbox.server.yaml.ConfigNode;
+import io.txoutbox.server.yaml.Secret;
+import io.txoutbox.server.yaml.SettingReader;
 import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.webhook.WebhookEndpoint;
@@ -68,12 +72,12 @@ final class WebhookTransport {
         String key = settings.path();
         return new Transports.Spec("webhook", key) {
             @Override
-            String describe() {
+            public String describe() {
                 return "webhook " + described;
             }
 
             @Override
-            Publisher open() {
+            public Publisher open() {
                 return publisher();
             }
 
@@ -83,7 +87,7 @@ final class WebhookTransport {
              * nothing connects to it. No request is sent, so nothing is published.
              */
             @Override
-            String check(Duration timeout) throws Exception {
+            public String check(Duration timeout) throws Exception {
                 try (WebhookPublisher publisher = publisher()) {
                     return "webhook endpoint(s) accept TCP connections at " + publisher.checkConnections(timeout);
                 } catch (OutboxValidationException ex) {

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.yaml;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
@@ -9,17 +9,17 @@ import io.txoutbox.Redaction;
  * it and exits with status 2. The message passes through {@link Redaction}: it often quotes what a
  * driver or a client said about a URL.
  */
-final class ConfigException extends RuntimeException {
+public final class ConfigException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final String key;
 
-    ConfigException(String key, String problem) {
+    public ConfigException(String key, String problem) {
         super(Redaction.redact(key + ": " + problem));
         this.key = key;
     }
 
-    ConfigException(String key, String problem, Throwable cause) {
+    public ConfigException(String key, String problem, Throwable cause) {
         super(Redaction.redact(key + ": " + problem), cause);
         this.key = key;
     }
@@ -29,14 +29,14 @@ final class ConfigException extends RuntimeException {
      *     io.txoutbox.settings.Spelling#keys(String)}), so that its field is the key
      * @return the refusal under that key, the key not repeated at the start of the problem
      */
-    static ConfigException refused(OutboxValidationException e) {
+    public static ConfigException refused(OutboxValidationException e) {
         String key = e.field();
         String text = e.getMessage();
         return new ConfigException(key, text.startsWith(key + " ") ? text.substring(key.length() + 1) : text, e);
     }
 
     /** @return the configuration key at fault, e.g. {@code sources[0].relay.batch-size} */
-    String key() {
+    public String key() {
         return key;
     }
 }

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.yaml;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  * {@code ${ENV}} substitution, and {@link #rejectUnknown()} names any key nobody read, so a typo never
  * passes silently.
  */
-final class ConfigNode {
+public final class ConfigNode {
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?}");
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
 
@@ -48,7 +48,7 @@ final class ConfigNode {
      * @param node the document's root, a mapping
      * @param env looks up environment variables for {@code ${NAME}} placeholders
      */
-    static ConfigNode root(JsonNode node, Function<String, String> env) {
+    public static ConfigNode root(JsonNode node, Function<String, String> env) {
         JsonNode root = node == null || node.isMissingNode() || node.isNull() ? MissingNode.getInstance() : node;
         if (!root.isMissingNode() && !root.isObject()) {
             throw new ConfigException("(root)", "expected a mapping of keys (admin:, sources:), got " + kind(root));
@@ -57,21 +57,21 @@ final class ConfigNode {
     }
 
     /** @return an empty mapping at a key, for a section given by name only */
-    static ConfigNode empty(String path) {
+    public static ConfigNode empty(String path) {
         return new ConfigNode(MissingNode.getInstance(), path, n -> null);
     }
 
     /** @return the full key of a child, e.g. {@code sources[0].table} */
-    String key(String child) {
+    public String key(String child) {
         return path.isEmpty() ? child : path + "." + child;
     }
 
     /** @return this mapping's own key */
-    String path() {
+    public String path() {
         return path.isEmpty() ? "(root)" : path;
     }
 
-    boolean has(String key) {
+    public boolean has(String key) {
         JsonNode v = node.get(key);
         return v != null && !v.isNull();
     }
@@ -107,12 +107,12 @@ final class ConfigNode {
         return value;
     }
 
-    String string(String key, String defaultValue) {
+    public String string(String key, String defaultValue) {
         String v = scalar(key);
         return v == null ? defaultValue : v;
     }
 
-    String requiredString(String key) {
+    public String requiredString(String key) {
         String v = scalar(key);
         if (v == null || v.isBlank()) {
             throw new ConfigException(key(key), "is required");
@@ -120,12 +120,12 @@ final class ConfigNode {
         return v;
     }
 
-    Secret secret(String key) {
+    public Secret secret(String key) {
         String v = scalar(key);
         return v == null ? null : new Secret(v);
     }
 
-    int integer(String key, int defaultValue, int min, int max) {
+    public int integer(String key, int defaultValue, int min, int max) {
         Long v = optionalLong(key);
         if (v == null) {
             return defaultValue;
@@ -142,7 +142,7 @@ final class ConfigNode {
      * @return the value, or {@code null} when absent
      * @throws ConfigException when it is not an integer, or does not fit in 32 bits
      */
-    Integer optionalInteger(String key) {
+    public Integer optionalInteger(String key) {
         Long v = optionalLong(key);
         if (v == null) {
             return null;
@@ -177,7 +177,7 @@ final class ConfigNode {
         }
     }
 
-    boolean bool(String key, boolean defaultValue) {
+    public boolean bool(String key, boolean defaultValue) {
         Boolean v = optionalBool(key);
         return v == null ? defaultValue : v;
     }
@@ -199,7 +199,7 @@ final class ConfigNode {
      * A duration: a number with a unit ({@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}, {@code 7d}) or
      * ISO-8601 ({@code PT2S}).
      */
-    Duration duration(String key, Duration defaultValue) {
+    public Duration duration(String key, Duration defaultValue) {
         String v = scalar(key);
         if (v == null) {
             return defaultValue;
@@ -216,7 +216,7 @@ final class ConfigNode {
      * @return the duration, at most {@link #MAX_DURATION}
      * @throws IllegalArgumentException saying what is wrong with the text (never a bare number error)
      */
-    static Duration parseDuration(String text) {
+    public static Duration parseDuration(String text) {
         String v = text.strip();
         Matcher m = DURATION.matcher(v);
         Duration d;
@@ -264,7 +264,7 @@ final class ConfigNode {
     }
 
     /** A list of strings; a single string counts as a list of one. */
-    List<String> strings(String key) {
+    public List<String> strings(String key) {
         JsonNode v = raw(key);
         List<String> out = new ArrayList<>();
         if (v == null) {
@@ -288,7 +288,7 @@ final class ConfigNode {
     }
 
     /** A mapping of string to string, e.g. fixed headers. */
-    Map<String, String> stringMap(String key) {
+    public Map<String, String> stringMap(String key) {
         ConfigNode child = object(key);
         Map<String, String> out = new LinkedHashMap<>();
         for (String name : child.keys()) {
@@ -298,7 +298,7 @@ final class ConfigNode {
     }
 
     /** The mapping under a key; an empty mapping when the key is absent. */
-    ConfigNode object(String key) {
+    public ConfigNode object(String key) {
         JsonNode v = raw(key);
         if (v == null) {
             return new ConfigNode(MissingNode.getInstance(), key(key), env);
@@ -310,7 +310,7 @@ final class ConfigNode {
     }
 
     /** The list of mappings under a key; empty when the key is absent. */
-    List<ConfigNode> objects(String key) {
+    public List<ConfigNode> objects(String key) {
         JsonNode v = raw(key);
         List<ConfigNode> out = new ArrayList<>();
         if (v == null) {
@@ -331,13 +331,13 @@ final class ConfigNode {
     }
 
     /** @return whether the value under a key is a single value (not a mapping or a list) */
-    boolean isScalar(String key) {
+    public boolean isScalar(String key) {
         JsonNode v = node.get(key);
         return v != null && v.isValueNode() && !v.isNull();
     }
 
     /** @return the keys of this mapping, in file order (all of them count as read) */
-    List<String> keys() {
+    public List<String> keys() {
         List<String> out = new ArrayList<>();
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String k = it.next();
@@ -353,7 +353,7 @@ final class ConfigNode {
     }
 
     /** @return the keys asked for so far, present or not: the keys this mapping knows */
-    Set<String> readKeys() {
+    public Set<String> readKeys() {
         return Set.copyOf(read);
     }
 
@@ -364,7 +364,7 @@ final class ConfigNode {
      * @param value the value, or {@code null} when the file does not give it
      * @param setter the builder's setter
      */
-    static <T> void ifGiven(T value, Consumer<? super T> setter) {
+    public static <T> void ifGiven(T value, Consumer<? super T> setter) {
         if (value != null) {
             setter.accept(value);
         }
@@ -373,7 +373,7 @@ final class ConfigNode {
     /**
      * @throws ConfigException naming the first key that no reader asked for, and the keys that are known
      */
-    void rejectUnknown() {
+    public void rejectUnknown() {
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String k = it.next();
             if (!read.contains(k)) {

@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.yaml;
 
 import io.txoutbox.Redaction;
 import java.util.Objects;
@@ -10,8 +10,8 @@ import java.util.Objects;
  *
  * @param value the secret itself; read it only where it is used
  */
-record Secret(String value) {
-    Secret {
+public record Secret(String value) {
+    public Secret {
         Objects.requireNonNull(value, "value");
         Redaction.register(value);
     }

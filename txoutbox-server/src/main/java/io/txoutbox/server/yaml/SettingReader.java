@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.yaml;
 
 import io.txoutbox.settings.Setting;
 import io.txoutbox.settings.SettingValues;
@@ -12,7 +12,7 @@ import java.util.Locale;
  * Setting#key()}), as its type says. The library's rules check the values afterwards and name a refused
  * setting by the key given here; what is read here is only the text's type.
  */
-final class SettingReader {
+public final class SettingReader {
     private SettingReader() {}
 
     /**
@@ -52,7 +52,7 @@ final class SettingReader {
      * @return the values given under their keys; absent keys stay unset
      * @throws ConfigException naming the key whose text is not of its setting's type
      */
-    static SettingValues values(ConfigNode node, List<Setting<?>> settings) {
+    public static SettingValues values(ConfigNode node, List<Setting<?>> settings) {
         SettingValues values = new SettingValues();
         for (Setting<?> s : settings) {
             put(node, values, s);

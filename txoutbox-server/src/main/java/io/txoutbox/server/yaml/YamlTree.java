@@ -1,4 +1,4 @@
-package io.txoutbox.server;
+package io.txoutbox.server.yaml;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -31,7 +31,7 @@ import org.yaml.snakeyaml.reader.StreamReader;
  * second document; an empty key; nesting deeper than {@value #MAX_DEPTH} levels. Anchors alone change
  * nothing.
  */
-final class YamlTree {
+public final class YamlTree {
     /** Far deeper than any configuration; bounds the recursion of {@link #value}. */
     static final int MAX_DEPTH = 32;
 
@@ -53,7 +53,7 @@ final class YamlTree {
      * @throws ConfigException naming the key and the line of what is refused, or {@code (file)} and the
      *     line and column of a YAML syntax error
      */
-    static JsonNode read(String yaml) {
+    public static JsonNode read(String yaml) {
         try {
             return new YamlTree(yaml).document();
         } catch (MarkedYAMLException e) {

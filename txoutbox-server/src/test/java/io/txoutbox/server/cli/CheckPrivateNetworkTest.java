@@ -1,11 +1,10 @@
 package io.txoutbox.server.cli;
 
-import io.txoutbox.server.TestReceiver;
-import io.txoutbox.server.TestSupport;
-
 import static io.txoutbox.server.TestSupport.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txoutbox.server.TestReceiver;
+import io.txoutbox.server.TestSupport;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;

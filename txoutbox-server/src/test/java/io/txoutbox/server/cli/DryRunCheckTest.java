@@ -1,14 +1,13 @@
 package io.txoutbox.server.cli;
 
-import io.txoutbox.server.TestReceiver;
-import io.txoutbox.server.TestSupport;
-
 import static io.txoutbox.server.TestSupport.cli;
 import static io.txoutbox.server.TestSupport.count;
 import static io.txoutbox.server.TestSupport.dropTable;
 import static io.txoutbox.server.TestSupport.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txoutbox.server.TestReceiver;
+import io.txoutbox.server.TestSupport;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;

@@ -1,14 +1,13 @@
 package io.txoutbox.server.cli;
 
-import io.txoutbox.server.TestReceiver;
-import io.txoutbox.server.TestSupport;
-
 import static io.txoutbox.server.TestSupport.count;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
+import io.txoutbox.server.TestReceiver;
+import io.txoutbox.server.TestSupport;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,13 +1,14 @@
 package io.txoutbox.server.config;
 
-import io.txoutbox.server.transport.LogSink;
-import io.txoutbox.server.source.RoutingPublisher;
-import io.txoutbox.server.TestSupport;
-
 import static io.txoutbox.server.TestSupport.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.txoutbox.server.TestReceiver;
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.source.RoutingPublisher;
+import io.txoutbox.server.transport.LogSink;
+import io.txoutbox.server.yaml.ConfigException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

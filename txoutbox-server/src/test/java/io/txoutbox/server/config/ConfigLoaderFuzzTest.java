@@ -1,11 +1,10 @@
 package io.txoutbox.server.config;
 
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import io.txoutbox.Redaction;
+import io.txoutbox.server.yaml.ConfigException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 

@@ -1,7 +1,5 @@
 package io.txoutbox.server.config;
 
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.txoutbox.relay.Backoff;

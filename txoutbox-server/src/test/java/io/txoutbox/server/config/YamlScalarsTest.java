@@ -1,10 +1,10 @@
 package io.txoutbox.server.config;
 
-import io.txoutbox.server.TestSupport;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.yaml.ConfigException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,9 +1,5 @@
 package io.txoutbox.server.http;
 
-import io.txoutbox.server.RelayServer;
-import io.txoutbox.server.TestReceiver;
-import io.txoutbox.server.TestSupport;
-
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.cli;
 import static io.txoutbox.server.TestSupport.http;
@@ -13,6 +9,9 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
+import io.txoutbox.server.TestReceiver;
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.cli.RelayServer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

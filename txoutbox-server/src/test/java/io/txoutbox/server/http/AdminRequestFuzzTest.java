@@ -1,15 +1,14 @@
 package io.txoutbox.server.http;
 
-import io.txoutbox.server.config.ConfigLoader;
-import io.txoutbox.server.config.ServerConfig;
-import io.txoutbox.server.RelayServer;
-import io.txoutbox.server.TestSupport;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.BugDetectors;
 import com.code_intelligence.jazzer.api.SilentCloseable;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.cli.RelayServer;
+import io.txoutbox.server.config.ConfigLoader;
+import io.txoutbox.server.config.ServerConfig;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.regex.Matcher;
@@ -51,7 +50,7 @@ class AdminRequestFuzzTest {
                                 + "  - {name: x, jdbc-url: 'jdbc:h2:mem:x', transport: log}\n",
                         k -> null)
                 .admin();
-        local = AdminServer.local(admin, server, server.registry());
+        local = AdminServer.local(admin, server::sources, server.registry());
     }
 
     @AfterAll

@@ -1,12 +1,5 @@
 package io.txoutbox.server.http;
 
-import io.txoutbox.server.cli.ClientCommands;
-import io.txoutbox.server.TxoutboxCli;
-import io.txoutbox.server.RelayServer;
-import io.txoutbox.server.JsPaths;
-import io.txoutbox.server.TestSupport;
-import io.txoutbox.server.OpsFixture;
-
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,6 +17,12 @@ import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.parser.OpenAPIV3Parser;
 import io.swagger.v3.parser.core.models.ParseOptions;
 import io.swagger.v3.parser.core.models.SwaggerParseResult;
+import io.txoutbox.server.JsPaths;
+import io.txoutbox.server.OpsFixture;
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.cli.ClientCommands;
+import io.txoutbox.server.cli.RelayServer;
+import io.txoutbox.server.cli.TxoutboxCli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

@@ -1,15 +1,14 @@
 package io.txoutbox.server.http;
 
-import io.txoutbox.server.config.ConfigException;
-import io.txoutbox.server.config.ConfigLoader;
-import io.txoutbox.server.RelayServer;
-import io.txoutbox.server.TestSupport;
-
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.cli.RelayServer;
+import io.txoutbox.server.config.ConfigLoader;
+import io.txoutbox.server.yaml.ConfigException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -34,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * trickle header bytes and a client that trickles a body cannot stop /health or the API from answering,
  * the server closes them after its request timeout, and connections are capped.
  */
-class SlowClientTest {
+public class SlowClientTest {
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 

@@ -1,9 +1,5 @@
 package io.txoutbox.server.source;
 
-import io.txoutbox.server.RelayServer;
-import io.txoutbox.server.TestSupport;
-import io.txoutbox.server.http.SlowClientTest;
-
 import static io.txoutbox.server.TestSupport.count;
 import static io.txoutbox.server.TestSupport.http;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,6 +9,8 @@ import com.zaxxer.hikari.HikariPoolMXBean;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
 import io.txoutbox.relay.Relay;
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.cli.RelayServer;
 import io.txoutbox.test.TcpProxy;
 import java.net.URI;
 import java.net.http.HttpClient;

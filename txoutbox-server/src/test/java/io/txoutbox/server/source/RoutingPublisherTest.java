@@ -1,7 +1,5 @@
 package io.txoutbox.server.source;
 
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.Tags;

@@ -1,11 +1,5 @@
 package io.txoutbox.server.transport;
 
-import io.txoutbox.server.config.ConfigLoader;
-import io.txoutbox.server.RelayServer;
-import io.txoutbox.server.KafkaReads;
-import io.txoutbox.server.PsqlRows;
-import io.txoutbox.server.TestSupport;
-
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.http;
 import static io.txoutbox.server.TestSupport.route;
@@ -30,6 +24,11 @@ import io.nats.client.api.MessageInfo;
 import io.nats.client.api.StorageType;
 import io.nats.client.api.StreamConfiguration;
 import io.txoutbox.mqtt.MqttEnvelope;
+import io.txoutbox.server.KafkaReads;
+import io.txoutbox.server.PsqlRows;
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.cli.RelayServer;
+import io.txoutbox.server.config.ConfigLoader;
 import io.txoutbox.test.kafka.KafkaBroker;
 import io.txoutbox.test.kafka.SharedKafka;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,5 @@
 package io.txoutbox.server.transport;
 
-
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;

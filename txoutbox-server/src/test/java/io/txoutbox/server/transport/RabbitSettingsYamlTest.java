@@ -1,13 +1,12 @@
 package io.txoutbox.server.transport;
 
-import io.txoutbox.server.config.ConfigException;
-import io.txoutbox.server.config.ServerConfig;
-import io.txoutbox.server.TestSupport;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.txoutbox.rabbitmq.RabbitSettings;
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.yaml.ConfigException;
 import io.txoutbox.settings.SettingsTable;
 import io.txoutbox.spi.Publisher;
 import java.io.IOException;

@@ -1,10 +1,5 @@
 package io.txoutbox.server.transport;
 
-import io.txoutbox.server.config.ConfigLoader;
-import io.txoutbox.server.RelayServer;
-import io.txoutbox.server.PsqlRows;
-import io.txoutbox.server.TestSupport;
-
 import static io.txoutbox.server.TestSupport.TOKEN;
 import static io.txoutbox.server.TestSupport.http;
 import static io.txoutbox.server.TestSupport.route;
@@ -13,6 +8,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.txoutbox.jms.JmsHeaders;
+import io.txoutbox.server.PsqlRows;
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.cli.RelayServer;
+import io.txoutbox.server.config.ConfigLoader;
 import io.txoutbox.sqs.SqsMessages;
 import io.txoutbox.test.jms.ArtemisBroker;
 import io.txoutbox.test.sqs.ElasticMqServer;

@@ -1,12 +1,11 @@
 package io.txoutbox.server.transport;
 
-import io.txoutbox.server.config.ConfigException;
-import io.txoutbox.server.config.ServerConfig;
-import io.txoutbox.server.TestSupport;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.txoutbox.server.TestSupport;
+import io.txoutbox.server.config.ServerConfig;
+import io.txoutbox.server.yaml.ConfigException;
 import io.txoutbox.settings.SettingsTable;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.sqs.SqsSettings;

@@ -1,10 +1,9 @@
 package io.txoutbox.server.transport;
 
-import io.txoutbox.server.TestSupport;
-
 import static io.txoutbox.server.TestSupport.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txoutbox.server.TestSupport;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
