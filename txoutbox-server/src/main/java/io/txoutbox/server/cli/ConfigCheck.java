@@ -141,7 +141,7 @@ final class ConfigCheck {
             Publisher p = spec.open();
             p.close();
         } catch (ConfigException e) {
-            fail(label, e.key(), e.getMessage().substring(e.key().length() + 2));
+            fail(label, e.key(), e.problem());
             return;
         } catch (RuntimeException e) {
             fail(label, spec.key(), Redaction.redact(Transports.reason(e)));
@@ -150,7 +150,7 @@ final class ConfigCheck {
         try {
             ok(label, spec.check(TIMEOUT));
         } catch (ConfigException e) {
-            fail(label, e.key(), e.getMessage().substring(e.key().length() + 2));
+            fail(label, e.key(), e.problem());
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

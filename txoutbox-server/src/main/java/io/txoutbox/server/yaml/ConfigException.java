@@ -13,15 +13,25 @@ public final class ConfigException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     private final String key;
+    private final String problem;
 
+    /**
+     * @param key the key at fault, as the file spells it ({@code sources[0].relay.batch-size})
+     * @param problem what is wrong with it, without the key
+     */
     public ConfigException(String key, String problem) {
-        super(Redaction.redact(key + ": " + problem));
-        this.key = key;
+        this(key, problem, null);
     }
 
+    /**
+     * @param key the key at fault, as the file spells it
+     * @param problem what is wrong with it, without the key
+     * @param cause the refusal underneath (a builder's, a driver's), or {@code null}
+     */
     public ConfigException(String key, String problem, Throwable cause) {
         super(Redaction.redact(key + ": " + problem), cause);
         this.key = key;
+        this.problem = Redaction.redact(problem);
     }
 
     /**
@@ -38,5 +48,10 @@ public final class ConfigException extends RuntimeException {
     /** @return the configuration key at fault, e.g. {@code sources[0].relay.batch-size} */
     public String key() {
         return key;
+    }
+
+    /** @return what is wrong with the {@link #key()}, without it, redacted as the message is */
+    public String problem() {
+        return problem;
     }
 }
