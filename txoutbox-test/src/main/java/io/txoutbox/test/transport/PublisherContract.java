@@ -14,7 +14,6 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.test.LocalPostgres;
 import io.txoutbox.test.TcpProxy;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -40,8 +39,8 @@ import org.junit.jupiter.api.Test;
  * The contract every transport passes against its real broker. Extend it with a short subclass that
  * says how to build the publisher for a given broker address and how to read what arrived; the
  * contract puts a {@link TcpProxy} between the publisher and the broker to inject outages. The outage
- * test's outbox is in the local PostgreSQL ({@link LocalPostgres}) unless the subclass gives another
- * database ({@link #outboxDataSource()}).
+ * test's outbox is in a local PostgreSQL unless the subclass gives another database ({@link
+ * #outboxDataSource()}).
  *
  * <ul>
  *   <li>a batch is confirmed per event, and each event arrives with its id, headers and payload;
@@ -83,13 +82,20 @@ public abstract class PublisherContract {
     protected abstract Received subscribe(String destination) throws Exception;
 
     /**
-     * @return the data source of a database for the outbox of the outage test. By default a pool of the
-     *     {@link LocalPostgres} database, opened on the first call and closed after the test (HikariCP and
-     *     the PostgreSQL driver on the test class path); a subclass that overrides this closes its own
+     * @return the data source of a database for the outbox of the outage test. By default a pool of a
+     *     local PostgreSQL, {@code jdbc:postgresql://localhost:5432/test} as {@code postgres} unless the
+     *     environment variables {@code TXOUTBOX_PG_URL} and {@code TXOUTBOX_PG_USER} say otherwise, opened
+     *     on the first call and closed after the test (HikariCP and the PostgreSQL driver on the test class
+     *     path); a subclass that overrides this closes its own
      */
     protected DataSource outboxDataSource() {
         if (ownPool == null) {
-            HikariConfig config = LocalPostgres.config(getClass().getSimpleName(), 6);
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(env("TXOUTBOX_PG_URL", "jdbc:postgresql://localhost:5432/test"));
+            config.setUsername(env("TXOUTBOX_PG_USER", "postgres"));
+            config.setPoolName(getClass().getSimpleName());
+            config.setMaximumPoolSize(6);
+            config.setMinimumIdle(0);
             config.setConnectionTimeout(10_000);
             ownPool = new HikariDataSource(config);
         }
@@ -340,6 +346,12 @@ public abstract class PublisherContract {
                     null));
         }
         return batch;
+    }
+
+    /** An environment variable, or {@code fallback} when it is unset or blank. */
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
     }
 
     private static Set<String> ids(Received received) {
