@@ -2,9 +2,9 @@ package io.txoutbox.it;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.harness.LocalPostgres;
+import io.txoutbox.harness.TestEnv;
 import io.txoutbox.test.Sql;
-import io.txoutbox.test.TestEnv;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;

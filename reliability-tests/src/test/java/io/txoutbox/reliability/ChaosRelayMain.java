@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.nats.client.Options;
 import io.txoutbox.DeadHeadPolicy;
 import io.txoutbox.Outbox;
+import io.txoutbox.harness.sqs.ElasticMqServer;
 import io.txoutbox.jms.JmsPublisher;
 import io.txoutbox.nats.NatsPublisher;
 import io.txoutbox.relay.Backoff;
@@ -13,7 +14,6 @@ import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.RelayListener;
 import io.txoutbox.spi.Router;
 import io.txoutbox.sqs.SqsPublisher;
-import io.txoutbox.test.sqs.ElasticMqServer;
 import java.time.Duration;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 

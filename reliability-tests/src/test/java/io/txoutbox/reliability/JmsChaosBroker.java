@@ -1,7 +1,7 @@
 package io.txoutbox.reliability;
 
+import io.txoutbox.harness.jms.ArtemisBroker;
 import io.txoutbox.jms.JmsHeaders;
-import io.txoutbox.test.jms.ArtemisBroker;
 import jakarta.jms.Connection;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An embedded ActiveMQ Artemis broker in this JVM (the test kit's {@link ArtemisBroker}), persistent,
+ * An embedded ActiveMQ Artemis broker in this JVM (the harness's {@link ArtemisBroker}), persistent,
  * and one queue. Artemis detects duplicates only for messages that carry its duplicate-id property,
  * which the relays' messages do not, so every copy they deliver is stored and counted. A restart
  * keeps the journal: what the broker confirmed before it comes back.

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.Outbox;
+import io.txoutbox.harness.SlowBroker;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.test.SlowBroker;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

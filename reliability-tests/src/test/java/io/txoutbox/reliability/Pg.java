@@ -2,7 +2,7 @@ package io.txoutbox.reliability;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.harness.LocalPostgres;
 import io.txoutbox.test.Sql;
 import java.util.concurrent.ThreadLocalRandom;
 

@@ -1,14 +1,14 @@
 package io.txoutbox.reliability;
 
+import io.txoutbox.harness.sqs.ElasticMqServer;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.sqs.SqsMessages;
-import io.txoutbox.test.sqs.ElasticMqServer;
 import java.util.ArrayList;
 import java.util.List;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
- * ElasticMQ in this JVM (the test kit's {@link ElasticMqServer}) and one standard queue: it does not
+ * ElasticMQ in this JVM (the harness's {@link ElasticMqServer}) and one standard queue: it does not
  * deduplicate, so every copy the relays deliver is stored and counted. ElasticMQ keeps its queues in
  * memory, so it cannot be restarted without losing them: an SQS run has no broker restarts (its
  * outages are the proxy's cuts, blackholes and delays).

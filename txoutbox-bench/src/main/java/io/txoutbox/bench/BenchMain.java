@@ -1,6 +1,6 @@
 package io.txoutbox.bench;
 
-import io.txoutbox.test.kafka.KafkaBroker;
+import io.txoutbox.harness.kafka.KafkaBroker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

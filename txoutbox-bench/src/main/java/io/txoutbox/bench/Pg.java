@@ -2,7 +2,7 @@ package io.txoutbox.bench;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.harness.LocalPostgres;
 import io.txoutbox.test.Sql;
 import java.sql.Connection;
 import java.sql.DriverManager;

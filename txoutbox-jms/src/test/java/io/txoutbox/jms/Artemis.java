@@ -1,11 +1,11 @@
 package io.txoutbox.jms;
 
-import io.txoutbox.test.jms.ArtemisBroker;
+import io.txoutbox.harness.jms.ArtemisBroker;
 import java.net.InetSocketAddress;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 
 /**
- * The one embedded Artemis broker (the test kit's {@link ArtemisBroker}) of this module's test run,
+ * The one embedded Artemis broker (the harness's {@link ArtemisBroker}) of this module's test run,
  * started by the first test that asks and stopped when the JVM ends.
  */
 final class Artemis {

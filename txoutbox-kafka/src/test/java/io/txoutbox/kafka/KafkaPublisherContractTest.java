@@ -2,9 +2,9 @@ package io.txoutbox.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.txoutbox.harness.kafka.SharedKafka;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.test.kafka.SharedKafka;
 import io.txoutbox.test.transport.PublisherContract;
 import java.net.InetSocketAddress;
 import java.time.Duration;

@@ -3,13 +3,13 @@ package io.txoutbox.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.txoutbox.harness.kafka.KafkaBroker;
+import io.txoutbox.harness.kafka.SharedKafka;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Router;
-import io.txoutbox.test.kafka.KafkaBroker;
-import io.txoutbox.test.kafka.SharedKafka;
 import io.txoutbox.test.transport.ClaimedEvents;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

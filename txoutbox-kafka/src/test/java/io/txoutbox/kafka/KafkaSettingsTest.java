@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.harness.kafka.KafkaBroker;
+import io.txoutbox.harness.kafka.SharedKafka;
 import io.txoutbox.settings.Setting;
 import io.txoutbox.settings.SettingValues;
 import io.txoutbox.settings.Spelling;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
-import io.txoutbox.test.kafka.KafkaBroker;
-import io.txoutbox.test.kafka.SharedKafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

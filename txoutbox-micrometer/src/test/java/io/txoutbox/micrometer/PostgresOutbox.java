@@ -3,7 +3,7 @@ package io.txoutbox.micrometer;
 import com.zaxxer.hikari.HikariDataSource;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxEvent;
-import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.harness.LocalPostgres;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;

@@ -1,7 +1,7 @@
 package io.txoutbox.rabbitmq;
 
 import com.rabbitmq.client.ConnectionFactory;
-import io.txoutbox.test.TestEnv;
+import io.txoutbox.harness.TestEnv;
 
 /** The RabbitMQ the tests of this module run against: localhost:5672, guest/guest, unless told otherwise. */
 final class LocalRabbit {

@@ -1,6 +1,6 @@
 package io.txoutbox.spring;
 
-import io.txoutbox.test.LocalPostgres;
+import io.txoutbox.harness.LocalPostgres;
 import io.txoutbox.test.Sql;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;

@@ -1,12 +1,12 @@
 package io.txoutbox.sqs;
 
-import io.txoutbox.test.sqs.ElasticMqServer;
+import io.txoutbox.harness.sqs.ElasticMqServer;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 
 /**
- * The one ElasticMQ server (the test kit's {@link ElasticMqServer}) of this module's test run, started
+ * The one ElasticMQ server (the harness's {@link ElasticMqServer}) of this module's test run, started
  * by the first test that asks and stopped when the JVM ends, and publisher builders for it.
  */
 final class ElasticMq {

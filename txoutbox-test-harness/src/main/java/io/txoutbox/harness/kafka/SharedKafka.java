@@ -1,4 +1,4 @@
-package io.txoutbox.test.kafka;
+package io.txoutbox.harness.kafka;
 
 import java.io.IOException;
 import org.junit.jupiter.api.extension.BeforeAllCallback;

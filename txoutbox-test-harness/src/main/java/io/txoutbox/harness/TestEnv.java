@@ -1,4 +1,4 @@
-package io.txoutbox.test;
+package io.txoutbox.harness;
 
 /** Where the tests find their local services: environment variables, with the local defaults. */
 public final class TestEnv {

@@ -1,4 +1,4 @@
-package io.txoutbox.test.load;
+package io.txoutbox.harness.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

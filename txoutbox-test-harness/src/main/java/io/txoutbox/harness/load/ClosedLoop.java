@@ -1,4 +1,4 @@
-package io.txoutbox.test.load;
+package io.txoutbox.harness.load;
 
 import java.time.Duration;
 import java.util.ArrayList;

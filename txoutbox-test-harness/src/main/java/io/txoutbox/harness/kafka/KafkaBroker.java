@@ -1,4 +1,4 @@
-package io.txoutbox.test.kafka;
+package io.txoutbox.harness.kafka;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -334,7 +334,7 @@ public final class KafkaBroker implements AutoCloseable {
                 Class.forName("kafka.Kafka", false, KafkaBroker.class.getClassLoader());
             } catch (ClassNotFoundException e) {
                 throw new IllegalStateException(
-                        "KafkaBroker needs org.apache.kafka:kafka_2.13 on the test class path (the test kit"
+                        "KafkaBroker needs org.apache.kafka:kafka_2.13 on the test class path (the harness"
                                 + " declares it optional)",
                         e);
             }
@@ -382,7 +382,7 @@ public final class KafkaBroker implements AutoCloseable {
             p.put("background.threads", "2");
             Path config = dir.resolve("server.properties");
             try (OutputStream out = Files.newOutputStream(config)) {
-                p.store(out, "txoutbox test kit");
+                p.store(out, "txoutbox test harness");
             }
             // An argument file keeps the long test class path off the command line.
             Path args = dir.resolve("jvm.args");

@@ -1,4 +1,4 @@
-package io.txoutbox.test;
+package io.txoutbox.harness;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;

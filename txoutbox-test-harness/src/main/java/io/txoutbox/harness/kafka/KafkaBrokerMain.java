@@ -1,13 +1,13 @@
-package io.txoutbox.test.kafka;
+package io.txoutbox.harness.kafka;
 
 import java.io.IOException;
 import java.io.PrintStream;
 
 /**
  * The child JVM of {@link KafkaBroker}: formats the KRaft storage, then runs Kafka's own broker main.
- * Kafka's classes are found by name, so the test kit does not need the broker to compile, and its users
- * need it only when they start one. It halts when its parent goes away (its standard input ends), so no
- * broker outlives the tests.
+ * Kafka's classes are found by name, so the harness does not need the broker to compile, and a module
+ * needs it only when its tests start one. It halts when its parent goes away (its standard input ends),
+ * so no broker outlives the tests.
  */
 final class KafkaBrokerMain {
     private KafkaBrokerMain() {}

@@ -1,4 +1,4 @@
-package io.txoutbox.test;
+package io.txoutbox.harness;
 
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;

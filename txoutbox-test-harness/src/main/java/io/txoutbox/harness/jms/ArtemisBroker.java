@@ -1,4 +1,4 @@
-package io.txoutbox.test.jms;
+package io.txoutbox.harness.jms;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package io.txoutbox.test.sqs;
+package io.txoutbox.harness.sqs;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
