@@ -1,6 +1,6 @@
 package io.txoutbox.server;
 
-import io.txoutbox.test.kafka.SharedKafka;
+import io.txoutbox.harness.kafka.SharedKafka;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;

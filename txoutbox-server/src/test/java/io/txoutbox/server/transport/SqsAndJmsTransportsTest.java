@@ -7,14 +7,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.txoutbox.harness.jms.ArtemisBroker;
+import io.txoutbox.harness.sqs.ElasticMqServer;
 import io.txoutbox.jms.JmsHeaders;
 import io.txoutbox.server.PsqlRows;
 import io.txoutbox.server.TestSupport;
 import io.txoutbox.server.cli.RelayServer;
 import io.txoutbox.server.config.ConfigLoader;
 import io.txoutbox.sqs.SqsMessages;
-import io.txoutbox.test.jms.ArtemisBroker;
-import io.txoutbox.test.sqs.ElasticMqServer;
 import jakarta.jms.Connection;
 import jakarta.jms.Message;
 import jakarta.jms.MessageConsumer;
