@@ -1,6 +1,4 @@
-package io.txoutbox.transport;
-
-import io.txoutbox.spi.Router;
+package io.txoutbox.spi;
 
 /**
  * What every broker transport's builder takes the same way: the router that gives each event its
