@@ -1,7 +1,7 @@
 package io.txoutbox.jms;
 
+import io.txoutbox.internal.transport.Errors;
 import io.txoutbox.spi.PublishOutcome;
-import io.txoutbox.transport.Errors;
 import jakarta.jms.InvalidDestinationException;
 import jakarta.jms.InvalidDestinationRuntimeException;
 import jakarta.jms.JMSSecurityException;

@@ -1,6 +1,11 @@
 package io.txoutbox.jms;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.internal.transport.Errors;
+import io.txoutbox.internal.transport.Outcomes;
+import io.txoutbox.internal.transport.PublisherThreads;
+import io.txoutbox.internal.transport.Route;
+import io.txoutbox.internal.transport.Settings;
 import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
 import io.txoutbox.spi.AbstractPublisherBuilder;
@@ -8,11 +13,6 @@ import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
-import io.txoutbox.transport.Errors;
-import io.txoutbox.transport.Outcomes;
-import io.txoutbox.transport.PublisherThreads;
-import io.txoutbox.transport.Route;
-import io.txoutbox.transport.Settings;
 import jakarta.jms.CompletionListener;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionFactory;

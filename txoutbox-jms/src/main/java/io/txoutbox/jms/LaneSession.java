@@ -1,8 +1,8 @@
 package io.txoutbox.jms;
 
+import io.txoutbox.internal.transport.ContentTypes;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
-import io.txoutbox.transport.ContentTypes;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.CompletionListener;
 import jakarta.jms.Connection;

@@ -1,6 +1,6 @@
 package io.txoutbox.jms;
 
-import io.txoutbox.transport.Errors;
+import io.txoutbox.internal.transport.Errors;
 import jakarta.jms.Connection;
 import jakarta.jms.ExceptionListener;
 import jakarta.jms.JMSException;

@@ -2,6 +2,8 @@ package io.txoutbox.kafka;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.internal.transport.ClassPath;
+import io.txoutbox.internal.transport.PublisherThreads;
 import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
 import io.txoutbox.spi.AbstractPublisherBuilder;
@@ -11,8 +13,6 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
-import io.txoutbox.transport.ClassPath;
-import io.txoutbox.transport.PublisherThreads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -2,6 +2,8 @@ package io.txoutbox.mqtt;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.internal.transport.Route;
+import io.txoutbox.internal.transport.Sends;
 import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
 import io.txoutbox.spi.AbstractPublisherBuilder;
@@ -10,8 +12,6 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
-import io.txoutbox.transport.Route;
-import io.txoutbox.transport.Sends;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -3,8 +3,8 @@ package io.txoutbox.nats;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamStatusException;
 import io.nats.client.support.Status;
+import io.txoutbox.internal.transport.Errors;
 import io.txoutbox.spi.PublishOutcome;
-import io.txoutbox.transport.Errors;
 
 /** Decides what a failed JetStream publish means for its event. */
 final class Failures {

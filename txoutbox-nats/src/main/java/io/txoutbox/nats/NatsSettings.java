@@ -1,9 +1,9 @@
 package io.txoutbox.nats;
 
+import io.txoutbox.internal.transport.Settings;
 import io.txoutbox.settings.Setting;
 import io.txoutbox.settings.SettingValues;
 import io.txoutbox.settings.Spelling;
-import io.txoutbox.transport.Settings;
 import java.time.Duration;
 import java.util.List;
 

@@ -3,8 +3,8 @@ package io.txoutbox.rabbitmq;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Method;
 import com.rabbitmq.client.ShutdownSignalException;
+import io.txoutbox.internal.transport.Errors;
 import io.txoutbox.spi.PublishOutcome;
-import io.txoutbox.transport.Errors;
 
 /**
  * Decides what a failed publish means for the events it carried. Only the two channel errors that

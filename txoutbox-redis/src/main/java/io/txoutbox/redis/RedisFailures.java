@@ -2,8 +2,8 @@ package io.txoutbox.redis;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.protocol.AsyncCommand;
+import io.txoutbox.internal.transport.Errors;
 import io.txoutbox.spi.PublishOutcome;
-import io.txoutbox.transport.Errors;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 

@@ -1,8 +1,8 @@
 package io.txoutbox.sqs;
 
+import io.txoutbox.internal.transport.ContentTypes;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.MessageHeaders;
-import io.txoutbox.transport.ContentTypes;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

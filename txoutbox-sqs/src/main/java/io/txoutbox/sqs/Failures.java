@@ -1,7 +1,7 @@
 package io.txoutbox.sqs;
 
+import io.txoutbox.internal.transport.Errors;
 import io.txoutbox.spi.PublishOutcome;
-import io.txoutbox.transport.Errors;
 import java.util.Locale;
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;

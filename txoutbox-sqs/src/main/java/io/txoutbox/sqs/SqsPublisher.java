@@ -1,6 +1,10 @@
 package io.txoutbox.sqs;
 
 import io.txoutbox.OutboxValidationException;
+import io.txoutbox.internal.transport.Outcomes;
+import io.txoutbox.internal.transport.PublisherThreads;
+import io.txoutbox.internal.transport.Route;
+import io.txoutbox.internal.transport.Settings;
 import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
 import io.txoutbox.spi.AbstractPublisherBuilder;
@@ -9,10 +13,6 @@ import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
 import io.txoutbox.spi.Router;
-import io.txoutbox.transport.Outcomes;
-import io.txoutbox.transport.PublisherThreads;
-import io.txoutbox.transport.Route;
-import io.txoutbox.transport.Settings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;

@@ -2,6 +2,8 @@ package io.txoutbox.webhook;
 
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.cloudevents.CloudEventsMapping;
+import io.txoutbox.internal.transport.ClassPath;
+import io.txoutbox.internal.transport.PublisherThreads;
 import io.txoutbox.settings.GivenSettings;
 import io.txoutbox.settings.Setting;
 import io.txoutbox.settings.Spelling;
@@ -10,8 +12,6 @@ import io.txoutbox.spi.MessageHeaders;
 import io.txoutbox.spi.Outcome;
 import io.txoutbox.spi.PublishOutcome;
 import io.txoutbox.spi.Publisher;
-import io.txoutbox.transport.ClassPath;
-import io.txoutbox.transport.PublisherThreads;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package io.txoutbox.transport;
+package io.txoutbox.internal.transport;
 
 import io.txoutbox.OutboxValidationException;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.txoutbox.transport;
+package io.txoutbox.internal.transport;
 
 import java.time.Duration;
 import java.util.List;

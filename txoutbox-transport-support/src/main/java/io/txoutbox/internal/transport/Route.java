@@ -1,4 +1,4 @@
-package io.txoutbox.transport;
+package io.txoutbox.internal.transport;
 
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.PublishOutcome;

@@ -1,4 +1,4 @@
-package io.txoutbox.transport;
+package io.txoutbox.internal.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.txoutbox.transport;
+package io.txoutbox.internal.transport;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

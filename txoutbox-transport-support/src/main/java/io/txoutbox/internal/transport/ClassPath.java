@@ -1,4 +1,4 @@
-package io.txoutbox.transport;
+package io.txoutbox.internal.transport;
 
 /** Whether an optional library is there: an opt-in feature checks at {@code build()} that it can run. */
 public final class ClassPath {
