@@ -7,7 +7,7 @@ import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxStoreException;
 import io.txoutbox.OutboxTable;
 import io.txoutbox.WakeupCounters;
-import io.txoutbox.admin.DatabaseFailure;
+import io.txoutbox.internal.admin.DatabaseFailure;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.spi.Publisher;
 import java.sql.Connection;

@@ -1,7 +1,7 @@
 package io.txoutbox.spring;
 
 import io.txoutbox.OutboxStoreException;
-import io.txoutbox.admin.DatabaseFailure;
+import io.txoutbox.internal.admin.DatabaseFailure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

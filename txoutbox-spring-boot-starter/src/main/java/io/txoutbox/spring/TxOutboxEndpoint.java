@@ -4,7 +4,7 @@ import io.txoutbox.DeadQuery;
 import io.txoutbox.DeadSelector;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxValidationException;
-import io.txoutbox.admin.AdminJson;
+import io.txoutbox.internal.admin.AdminJson;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.UUID;

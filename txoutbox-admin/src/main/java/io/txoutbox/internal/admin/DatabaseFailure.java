@@ -1,4 +1,4 @@
-package io.txoutbox.admin;
+package io.txoutbox.internal.admin;
 
 import io.txoutbox.Redaction;
 import java.sql.SQLException;

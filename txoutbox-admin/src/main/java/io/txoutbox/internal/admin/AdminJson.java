@@ -1,4 +1,4 @@
-package io.txoutbox.admin;
+package io.txoutbox.internal.admin;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;

@@ -1,4 +1,4 @@
-package io.txoutbox.admin;
+package io.txoutbox.internal.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
