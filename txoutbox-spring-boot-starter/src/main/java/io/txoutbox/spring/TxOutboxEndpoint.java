@@ -23,9 +23,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * are the application's: expose it with {@code management.endpoints.web.exposure.include=txoutbox} and
  * protect the write operation.
  *
- * <p>The reads answer the same JSON as the relay server's admin API ({@link AdminJson}): the same fields,
- * the same page size ({@value AdminJson#DEFAULT_PAGE_SIZE}) and paging, the same bound of {@value
- * AdminJson#DEFAULT_MAX_TYPES} event types with a row of their own.
+ * <p>The reads answer the same JSON as the relay server's admin API: the same fields, the same page size
+ * ({@value AdminJson#DEFAULT_PAGE_SIZE}) and paging, the same bound of {@value AdminJson#DEFAULT_MAX_TYPES}
+ * event types with a row of their own. Their Java methods are package-private: what they return is that
+ * JSON's internal records (txoutbox-admin's), and the HTTP answer, not those records, is the API; the
+ * actuator calls them all the same.
  */
 @Endpoint(id = "txoutbox")
 public class TxOutboxEndpoint {
@@ -38,7 +40,7 @@ public class TxOutboxEndpoint {
 
     /** @return counts by state and type, and the age of the oldest unpublished event */
     @ReadOperation
-    public AdminJson.Stats stats() {
+    AdminJson.Stats stats() {
         return AdminJson.stats(outbox.table(), outbox.admin().stats(), AdminJson.DEFAULT_MAX_TYPES);
     }
 
@@ -51,7 +53,7 @@ public class TxOutboxEndpoint {
      * @throws InvalidEndpointRequestException for another section or a bad parameter (HTTP 400)
      */
     @ReadOperation
-    public AdminJson.DeadPage dead(
+    AdminJson.DeadPage dead(
             @Selector String section, @Nullable String type, @Nullable String limit, @Nullable String after) {
         if (!"dead".equals(section)) {
             throw new InvalidEndpointRequestException(
