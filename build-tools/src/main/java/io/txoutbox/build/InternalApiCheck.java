@@ -25,13 +25,17 @@ import java.util.zip.ZipFile;
  * io.txoutbox.internal.transport}, {@code io.txoutbox.internal.admin}) is public only so that other
  * txoutbox modules reach it, and carries no compatibility promise; a type of it in a public signature
  * would make it API in practice. This check reads compiled classes (directories of {@code .class} files
- * or jars) and names, in every class outside the internal packages, each public or protected field,
- * method and constructor of a public (or protected nested) class whose type, generic signature or
- * {@code throws} clause mentions an internal type, and each such class whose superclass, interfaces or
- * type parameters are internal. It reads the class files themselves (what javac wrote, generics
- * included), with the JDK only.
+ * or jars) and names, in every txoutbox class ({@code io.txoutbox…}) outside the internal packages, each
+ * public or protected field, method and constructor of a public (or protected nested) class whose type,
+ * generic signature or {@code throws} clause mentions an internal type (of any library), and each such
+ * class whose superclass, interfaces or type parameters are internal. Other classes in a jar (the
+ * libraries a fat jar bundles) are not txoutbox's API and are not read. It reads the class files
+ * themselves (what javac wrote, generics included), with the JDK only.
  */
 public final class InternalApiCheck {
+    /** The classes checked: txoutbox's own. */
+    private static final String OWN = "io/txoutbox/";
+
     /** A class name in a descriptor or a signature: {@code Lio/txoutbox/internal/transport/Route;}. */
     private static final Pattern CLASS_NAME = Pattern.compile("L([^;<>.:\\[()]+)");
 
@@ -52,7 +56,8 @@ public final class InternalApiCheck {
      * @param classPath a class path ({@code java.class.path}: entries separated by {@link
      *     File#pathSeparator})
      * @return its entries that are txoutbox modules and exist: a module's {@code txoutbox-*}{@code
-     *     /target/classes}, or a {@code txoutbox-*.jar} under {@code io/txoutbox/} in a Maven repository
+     *     /target/classes}, or a {@code txoutbox-*.jar} in a module's {@code target} (what a reactor build
+     *     past {@code package} puts on the class path) or under {@code io/txoutbox/} in a Maven repository
      *     (test jars left out)
      */
     public static List<Path> modulesOn(String classPath) {
@@ -101,7 +106,7 @@ public final class InternalApiCheck {
      *     repository ({@code txoutbox-kafka/0.1.0/txoutbox-kafka-0.1.0.jar}) or in a module's {@code
      *     target}, otherwise the file's name without {@code .jar}
      */
-    static String moduleOf(Path location) {
+    public static String moduleOf(Path location) {
         Path absolute = location.toAbsolutePath().normalize();
         String file = name(absolute);
         Path parent = absolute.getParent();
@@ -229,7 +234,8 @@ public final class InternalApiCheck {
         return file.startsWith("txoutbox-")
                 && file.endsWith(".jar")
                 && !file.endsWith("-tests.jar")
-                && absolute.toString().replace(File.separatorChar, '/').contains("/io/txoutbox/");
+                && (name(target).equals("target")
+                        || absolute.toString().replace(File.separatorChar, '/').contains("/io/txoutbox/"));
     }
 
     private static String name(Path path) {
@@ -268,10 +274,7 @@ public final class InternalApiCheck {
     }
 
     private static boolean isClass(String path) {
-        return path.endsWith(".class")
-                && !path.startsWith("META-INF/")
-                && !path.endsWith("module-info.class")
-                && !path.endsWith("package-info.class");
+        return path.startsWith(OWN) && path.endsWith(".class") && !path.endsWith("package-info.class");
     }
 
     private static void add(Map<String, ClassFile> classes, String where, byte[] bytes) throws IOException {

@@ -20,19 +20,22 @@ import org.junit.jupiter.api.io.TempDir;
 
 class InternalApiCheckTest {
 
-    /** The internal package's types, and classes outside it that expose them and that do not. */
+    /**
+     * The internal package's types, classes outside it that expose them and that do not, and a library's
+     * class (as a fat jar bundles it) that is not txoutbox's to check.
+     */
     private static final Map<String, String> FIXTURES = Map.of(
-            "fixture/internal/Hidden.java",
-            "package fixture.internal; public class Hidden { public Hidden self() { return this; } }",
-            "fixture/internal/HiddenBase.java",
-            "package fixture.internal; public abstract class HiddenBase {}",
-            "fixture/internal/HiddenFailure.java",
-            "package fixture.internal; public class HiddenFailure extends Exception {"
+            "io/txoutbox/fixture/internal/Hidden.java",
+            "package io.txoutbox.fixture.internal; public class Hidden { public Hidden self() { return this; } }",
+            "io/txoutbox/fixture/internal/HiddenBase.java",
+            "package io.txoutbox.fixture.internal; public abstract class HiddenBase {}",
+            "io/txoutbox/fixture/internal/HiddenFailure.java",
+            "package io.txoutbox.fixture.internal; public class HiddenFailure extends Exception {"
                     + " private static final long serialVersionUID = 1L; }",
-            "fixture/api/Exposing.java",
+            "io/txoutbox/fixture/api/Exposing.java",
             """
-            package fixture.api;
-            import fixture.internal.Hidden;
+            package io.txoutbox.fixture.api;
+            import io.txoutbox.fixture.internal.Hidden;
             import java.util.List;
             public class Exposing {
                 public Hidden hidden;
@@ -40,19 +43,19 @@ class InternalApiCheckTest {
                 public Exposing(Hidden hidden) { this.hidden = hidden; }
                 public Hidden get() { return null; }
                 protected List<Hidden> all() { return List.of(); }
-                public void fail() throws fixture.internal.HiddenFailure {}
+                public void fail() throws io.txoutbox.fixture.internal.HiddenFailure {}
                 public static final class Builder { public Builder with(Hidden hidden) { return this; } }
                 protected static class Extension { public Hidden get() { return null; } }
             }
             """,
-            "fixture/api/Bounded.java",
-            "package fixture.api; public class Bounded<T extends fixture.internal.Hidden> {}",
-            "fixture/api/Extending.java",
-            "package fixture.api; public class Extending extends fixture.internal.HiddenBase {}",
-            "fixture/api/Clean.java",
+            "io/txoutbox/fixture/api/Bounded.java",
+            "package io.txoutbox.fixture.api; public class Bounded<T extends io.txoutbox.fixture.internal.Hidden> {}",
+            "io/txoutbox/fixture/api/Extending.java",
+            "package io.txoutbox.fixture.api; public class Extending extends io.txoutbox.fixture.internal.HiddenBase {}",
+            "io/txoutbox/fixture/api/Clean.java",
             """
-            package fixture.api;
-            import fixture.internal.Hidden;
+            package io.txoutbox.fixture.api;
+            import io.txoutbox.fixture.internal.Hidden;
             public class Clean {
                 private Hidden hidden = new Hidden();
                 Hidden packagePrivate() { return hidden; }
@@ -62,12 +65,14 @@ class InternalApiCheckTest {
                 public Object anonymous() { return new Object() { public Hidden get() { return hidden; } }; }
             }
             """,
-            "fixture/api/PackagePrivate.java",
+            "org/example/Bundled.java",
+            "package org.example; public class Bundled extends io.txoutbox.fixture.internal.HiddenBase {}",
+            "io/txoutbox/fixture/api/PackagePrivate.java",
             """
-            package fixture.api;
-            class PackagePrivate extends fixture.internal.HiddenBase {
-                public fixture.internal.Hidden get() { return null; }
-                public static class Nested { public fixture.internal.Hidden get() { return null; } }
+            package io.txoutbox.fixture.api;
+            class PackagePrivate extends io.txoutbox.fixture.internal.HiddenBase {
+                public io.txoutbox.fixture.internal.Hidden get() { return null; }
+                public static class Nested { public io.txoutbox.fixture.internal.Hidden get() { return null; } }
             }
             """);
 
@@ -77,15 +82,15 @@ class InternalApiCheckTest {
         Path classes = compile(dir);
         assertThat(InternalApiCheck.findings(classes))
                 .containsExactly(
-                        "fixture.api.Bounded exposes fixture.internal.Hidden in its declaration (txoutbox-fixture)",
-                        "fixture.api.Exposing.hidden exposes fixture.internal.Hidden (txoutbox-fixture)",
-                        "new fixture.api.Exposing(...) exposes fixture.internal.Hidden (txoutbox-fixture)",
-                        "fixture.api.Exposing.get(...) exposes fixture.internal.Hidden (txoutbox-fixture)",
-                        "fixture.api.Exposing.all(...) exposes fixture.internal.Hidden (txoutbox-fixture)",
-                        "fixture.api.Exposing.fail(...) exposes fixture.internal.HiddenFailure (txoutbox-fixture)",
-                        "fixture.api.Exposing$Builder.with(...) exposes fixture.internal.Hidden (txoutbox-fixture)",
-                        "fixture.api.Exposing$Extension.get(...) exposes fixture.internal.Hidden (txoutbox-fixture)",
-                        "fixture.api.Extending extends fixture.internal.HiddenBase (txoutbox-fixture)");
+                        "io.txoutbox.fixture.api.Bounded exposes io.txoutbox.fixture.internal.Hidden in its declaration (txoutbox-fixture)",
+                        "io.txoutbox.fixture.api.Exposing.hidden exposes io.txoutbox.fixture.internal.Hidden (txoutbox-fixture)",
+                        "new io.txoutbox.fixture.api.Exposing(...) exposes io.txoutbox.fixture.internal.Hidden (txoutbox-fixture)",
+                        "io.txoutbox.fixture.api.Exposing.get(...) exposes io.txoutbox.fixture.internal.Hidden (txoutbox-fixture)",
+                        "io.txoutbox.fixture.api.Exposing.all(...) exposes io.txoutbox.fixture.internal.Hidden (txoutbox-fixture)",
+                        "io.txoutbox.fixture.api.Exposing.fail(...) exposes io.txoutbox.fixture.internal.HiddenFailure (txoutbox-fixture)",
+                        "io.txoutbox.fixture.api.Exposing$Builder.with(...) exposes io.txoutbox.fixture.internal.Hidden (txoutbox-fixture)",
+                        "io.txoutbox.fixture.api.Exposing$Extension.get(...) exposes io.txoutbox.fixture.internal.Hidden (txoutbox-fixture)",
+                        "io.txoutbox.fixture.api.Extending extends io.txoutbox.fixture.internal.HiddenBase (txoutbox-fixture)");
     }
 
     @Test
@@ -93,9 +98,12 @@ class InternalApiCheckTest {
             throws IOException {
         Path classes = compile(dir);
         List<String> findings = InternalApiCheck.findings(classes);
-        assertThat(findings).noneMatch(f -> f.startsWith("fixture.api.Clean") || f.startsWith("fixture.internal."));
-        assertThat(findings).noneMatch(f -> f.startsWith("fixture.api.PackagePrivate"));
-        try (Stream<Path> files = Files.list(classes.resolve("fixture/api"))) {
+        assertThat(findings)
+                .noneMatch(f ->
+                        f.startsWith("io.txoutbox.fixture.api.Clean") || f.startsWith("io.txoutbox.fixture.internal."));
+        assertThat(findings).noneMatch(f -> f.startsWith("io.txoutbox.fixture.api.PackagePrivate"));
+        assertThat(findings).as("a bundled library's class").noneMatch(f -> f.startsWith("org.example."));
+        try (Stream<Path> files = Files.list(classes.resolve("io/txoutbox/fixture/api"))) {
             for (Path exposing : files.filter(f -> f.getFileName().toString().matches("(Bounded|Exposing|Extending).*"))
                     .toList()) {
                 Files.delete(exposing);
@@ -115,7 +123,7 @@ class InternalApiCheckTest {
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith("public API exposes internal types")
                 .hasMessageContaining(
-                        "\n  fixture.api.Extending extends fixture.internal.HiddenBase (txoutbox-fixture)");
+                        "\n  io.txoutbox.fixture.api.Extending extends io.txoutbox.fixture.internal.HiddenBase (txoutbox-fixture)");
     }
 
     @Test
@@ -124,17 +132,19 @@ class InternalApiCheckTest {
         Path tests = Files.createDirectories(dir.resolve("txoutbox-kafka/target/test-classes"));
         Path other = Files.createDirectories(dir.resolve("integration-tests/target/classes"));
         Path jar = file(dir.resolve("m2/io/txoutbox/txoutbox-core/0.1.0/txoutbox-core-0.1.0.jar"));
+        Path packaged = file(dir.resolve("txoutbox-redis/target/txoutbox-redis-0.1.0.jar"));
         Path testJar = file(dir.resolve("m2/io/txoutbox/txoutbox-server/0.1.0/txoutbox-server-0.1.0-tests.jar"));
         Path library = file(dir.resolve("m2/org/slf4j/slf4j-api/2.0.17/slf4j-api-2.0.17.jar"));
         Path missing = dir.resolve("txoutbox-redis/target/classes");
         String classPath = String.join(
                 File.pathSeparator,
-                Stream.of(module, tests, other, jar, testJar, library, missing)
+                Stream.of(module, tests, other, jar, packaged, testJar, library, missing)
                         .map(Path::toString)
                         .toList());
-        assertThat(InternalApiCheck.modulesOn(classPath)).containsExactly(module, jar);
+        assertThat(InternalApiCheck.modulesOn(classPath)).containsExactly(module, jar, packaged);
         assertThat(InternalApiCheck.moduleOf(module)).isEqualTo("txoutbox-kafka");
         assertThat(InternalApiCheck.moduleOf(jar)).isEqualTo("txoutbox-core");
+        assertThat(InternalApiCheck.moduleOf(packaged)).isEqualTo("txoutbox-redis");
     }
 
     @Test
