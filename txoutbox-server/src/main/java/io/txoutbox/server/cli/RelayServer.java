@@ -54,7 +54,7 @@ public final class RelayServer implements AutoCloseable {
 
     /**
      * Opens every source (database, table, transports), starts the relays and the HTTP server. A source
-     * whose database cannot be reached yet (by SQLState: see {@link io.txoutbox.admin.DatabaseFailure}) is retried in the
+     * whose database cannot be reached yet (by SQLState: see {@link io.txoutbox.internal.admin.DatabaseFailure}) is retried in the
      * background with backoff while the others relay, unless {@code startup.retry} is false.
      *
      * @param config the validated configuration

@@ -6,7 +6,7 @@ import io.txoutbox.Dialect;
 import io.txoutbox.Outbox;
 import io.txoutbox.OutboxSettings;
 import io.txoutbox.Redaction;
-import io.txoutbox.admin.AdminJson;
+import io.txoutbox.internal.admin.AdminJson;
 import io.txoutbox.relay.RelaySettings;
 import io.txoutbox.server.transport.Transports;
 import io.txoutbox.server.yaml.Secret;

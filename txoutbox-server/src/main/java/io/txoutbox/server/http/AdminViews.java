@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.txoutbox.DeadQuery;
 import io.txoutbox.DeadSelector;
 import io.txoutbox.Redaction;
-import io.txoutbox.admin.AdminJson;
+import io.txoutbox.internal.admin.AdminJson;
 import io.txoutbox.server.config.ServerConfig;
 import io.txoutbox.server.source.Activity;
 import io.txoutbox.server.source.RelaySource;

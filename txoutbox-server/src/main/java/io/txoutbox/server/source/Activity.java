@@ -1,6 +1,6 @@
 package io.txoutbox.server.source;
 
-import io.txoutbox.admin.AdminJson;
+import io.txoutbox.internal.admin.AdminJson;
 import io.txoutbox.server.config.ServerConfig;
 import io.txoutbox.spi.ClaimedEvent;
 import io.txoutbox.spi.Outcome;

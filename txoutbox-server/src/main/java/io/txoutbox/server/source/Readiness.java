@@ -1,6 +1,6 @@
 package io.txoutbox.server.source;
 
-import io.txoutbox.admin.DatabaseFailure;
+import io.txoutbox.internal.admin.DatabaseFailure;
 import io.txoutbox.spi.RelayListener;
 import java.sql.Connection;
 import java.sql.SQLException;

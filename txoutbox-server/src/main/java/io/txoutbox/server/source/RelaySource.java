@@ -12,7 +12,7 @@ import io.txoutbox.OutboxException;
 import io.txoutbox.OutboxSchemaException;
 import io.txoutbox.OutboxValidationException;
 import io.txoutbox.Redaction;
-import io.txoutbox.admin.DatabaseFailure;
+import io.txoutbox.internal.admin.DatabaseFailure;
 import io.txoutbox.micrometer.OutboxMetrics;
 import io.txoutbox.relay.Relay;
 import io.txoutbox.server.config.ServerConfig;
